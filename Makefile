@@ -1,0 +1,59 @@
+# wgnn: top-level convenience targets. Every target first runs
+# scripts/setup.sh, which is instant once deps/ is in place.
+#   make [build] | run | test | bench | asan | fuzz [FUZZ_SECONDS=30] | install [PREFIX=...] | clean
+
+PREFIX       ?= /usr/local
+FUZZ_SECONDS ?= 30
+JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_BUILD   = cmake --build $(1) -j$(JOBS)
+# A build folder is configured when CMake's generate step has run: a failed
+# configure leaves a CMakeCache.txt but no build system, so test for this file.
+CONFIGURED    = test -f $(1)/cmake_install.cmake
+
+.PHONY: all build setup setup-fuzz run test bench asan fuzz install clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+setup-fuzz:
+	@bash scripts/setup.sh --with-fuzz
+
+build: setup
+	@$(call CONFIGURED,build) || cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+	$(call CMAKE_BUILD,build)
+
+run: build
+	./build/wgnn info
+	./build/wgnn demo
+
+test: build
+	ctest --test-dir build --output-on-failure --no-tests=error -j2
+
+bench: build
+	bash bench/run_local.sh
+
+# fast_unwind_on_malloc=0: lavapipe leaks a little and is dlclose()d before the
+# leak check, so only a full allocation stack reaches a frame in Dawn that
+# tests/lsan.supp can match (the fast unwinder stops inside the driver).
+asan: setup
+	@$(call CONFIGURED,build-asan) || cmake -S . -B build-asan -DWGNN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+	$(call CMAKE_BUILD,build-asan)
+	ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build-asan --output-on-failure --no-tests=error -j2
+
+fuzz: setup-fuzz
+	@$(call CONFIGURED,build-fuzz) || CC=clang cmake -S . -B build-fuzz -DWGNN_FUZZ=ON -DWGNN_TESTS=OFF
+	$(call CMAKE_BUILD,build-fuzz) --target fuzz_npy
+	@corpus=$$(mktemp -d) && trap 'rm -rf "$$corpus"' EXIT && \
+	  { [ ! -d fuzz/corpus_npy ] || cp -R fuzz/corpus_npy/. "$$corpus"/; } && \
+	  echo "./build-fuzz/fuzz_npy -max_total_time=$(FUZZ_SECONDS) <copy of fuzz/corpus_npy>" && \
+	  ./build-fuzz/fuzz_npy -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/ "$$corpus"
+
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,258 @@
+/*
+ * wgnn.h - neural-network inference on WebGPU (WGSL compute shaders, Dawn).
+ *
+ * The only public header. A worked example:
+ *
+ *     wgnn_context *ctx = NULL;
+ *     if (wgnn_context_create(NULL, &ctx) != WGNN_OK) {
+ *         fprintf(stderr, "%s\n", wgnn_context_error(ctx));  // ctx may be NULL: prints "out of memory"
+ *         wgnn_context_destroy(ctx);
+ *         return 1;
+ *     }
+ *     int64_t dims[4] = {1, 12, 197, 64};                     // [B, H, S, D]
+ *     wgnn_tensor *q, *k, *v, *o;
+ *     wgnn_tensor_create(ctx, WGNN_F32, 4, dims, &q);        // ... same for k, v, o
+ *     wgnn_tensor_upload(ctx, q, host_q, sizeof host_q);
+ *     wgnn_sdpa(ctx, q, k, v, NULL, o);                       // recorded, not yet submitted
+ *     wgnn_tensor_download(ctx, o, host_o, sizeof host_o);   // submits, waits, copies back
+ *     wgnn_tensor_destroy(q);  ...  wgnn_context_destroy(ctx);
+ *
+ * Conventions
+ *   - Every fallible call returns a wgnn_status. WGNN_OK is 0. On failure the
+ *     context keeps a message (wgnn_context_error) a user can act on. The
+ *     library never prints, aborts or exits.
+ *   - Shapes are in elements, row-major (C order), outermost first. Ranks are
+ *     1..WGNN_MAX_RANK. Sizes are computed in 64 bits with overflow checks.
+ *   - Ops are recorded into the context's pending command buffer; one submit
+ *     carries every op recorded since the last sync. wgnn_tensor_download and
+ *     wgnn_context_sync submit and wait; waits time out (options.timeout_ms).
+ *   - destroy(NULL) is a no-op everywhere.
+ *   - Enum values are explicit and only ever grow at the end.
+ */
+#ifndef WGNN_H
+#define WGNN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WGNN_VERSION_MAJOR 0
+#define WGNN_VERSION_MINOR 1
+#define WGNN_VERSION_PATCH 0
+#define WGNN_MAX_RANK 8
+
+typedef enum wgnn_status {
+    WGNN_OK = 0,
+    WGNN_ERR_INVALID_ARGUMENT = 1, /* bad shape, rank, dtype, NULL pointer, ... */
+    WGNN_ERR_UNSUPPORTED = 2,      /* valid request this adapter or build cannot do */
+    WGNN_ERR_OUT_OF_MEMORY = 3,    /* host or GPU allocation failed */
+    WGNN_ERR_NO_ADAPTER = 4,       /* no usable WebGPU adapter (never Dawn's Null backend) */
+    WGNN_ERR_GPU = 5,              /* GPU validation or internal error, captured by error scope */
+    WGNN_ERR_DEVICE_LOST = 6,      /* the device was lost; the context is unusable */
+    WGNN_ERR_TIMEOUT = 7,          /* a wait on the GPU passed options.timeout_ms */
+    WGNN_ERR_IO = 8,               /* file could not be opened, read or written */
+    WGNN_ERR_FORMAT = 9,           /* malformed or unsupported file contents */
+    WGNN_ERR_LIMIT = 10            /* request passes a device limit (named in the message) */
+} wgnn_status;
+
+/* Short name of a status code ("invalid argument", ...); never NULL. */
+const char *wgnn_status_str(wgnn_status s);
+
+typedef enum wgnn_dtype {
+    WGNN_F32 = 0,
+    WGNN_I32 = 1,
+    WGNN_F16 = 2
+} wgnn_dtype;
+
+/* Bytes per element of a dtype; 0 for an unknown value. */
+size_t wgnn_dtype_size(wgnn_dtype t);
+const char *wgnn_dtype_name(wgnn_dtype t);
+
+/* ------------------------------------------------------------------------ */
+/* Context: instance, adapter, device, queue, pipeline cache, error state.   */
+
+typedef struct wgnn_context wgnn_context;
+
+typedef struct wgnn_context_options {
+    /* Adapter choice: an index into the list wgnn_adapters_list reports, or a
+     * case-insensitive substring of the adapter's name. NULL: the environment
+     * variable WGNN_ADAPTER if set, else the high-performance adapter. */
+    const char *adapter;
+    /* 1: prefer the low-power adapter when no adapter is named. */
+    int low_power;
+    /* Longest wait on the GPU (adapter and device requests, submits, maps).
+     * 0 means the default, 60000 ms. */
+    uint32_t timeout_ms;
+    /* 1: do not request shader-f16 / subgroups even when offered (testing). */
+    int disable_optional_features;
+} wgnn_context_options;
+
+/* Creates a context. *out is set whenever memory for it could be allocated,
+ * also on failure, so that wgnn_context_error(*out) can say why; destroy it
+ * either way. opts may be NULL for defaults. */
+wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context **out);
+void wgnn_context_destroy(wgnn_context *ctx);
+
+/* Message of the last failure on this context ("" if none). For ctx == NULL:
+ * "out of memory" (the only way create leaves *out NULL). */
+const char *wgnn_context_error(const wgnn_context *ctx);
+
+/* Submits all recorded work and waits for the GPU to finish it. Returns the
+ * first GPU error that work raised, if any. */
+wgnn_status wgnn_context_sync(wgnn_context *ctx);
+
+/* Sticky device state: WGNN_OK, or WGNN_ERR_DEVICE_LOST / WGNN_ERR_GPU for an
+ * error no call captured (the message says which). Once lost, every call on
+ * the context fails with WGNN_ERR_DEVICE_LOST. */
+wgnn_status wgnn_context_health(const wgnn_context *ctx);
+
+typedef struct wgnn_adapter_info {
+    char name[256];         /* device name, e.g. "NVIDIA H200" or "llvmpipe (...)" */
+    char vendor[128];
+    char description[256];  /* driver description */
+    const char *backend;    /* "vulkan", "null", ... (static string) */
+    const char *type;       /* "discrete GPU", "integrated GPU", "CPU", "unknown" */
+    uint32_t vendor_id, device_id;
+    uint32_t subgroup_min_size, subgroup_max_size;
+    int has_shader_f16, has_subgroups, has_timestamp_query; /* offered by the adapter */
+} wgnn_adapter_info;
+
+typedef struct wgnn_limits {
+    uint64_t max_buffer_size;
+    uint64_t max_storage_buffer_binding_size;
+    uint64_t max_uniform_buffer_binding_size;
+    uint32_t max_storage_buffers_per_shader_stage;
+    uint32_t max_compute_workgroup_storage_size;
+    uint32_t max_compute_invocations_per_workgroup;
+    uint32_t max_compute_workgroup_size_x, max_compute_workgroup_size_y, max_compute_workgroup_size_z;
+    uint32_t max_compute_workgroups_per_dimension;
+    uint32_t min_storage_buffer_offset_alignment;
+    uint32_t min_uniform_buffer_offset_alignment;
+} wgnn_limits;
+
+/* Lists every adapter the WebGPU instance offers (Dawn's Null backend is
+ * listed with backend "null" but never chosen). Fills up to cap entries of
+ * infos and stores the total in *count. Needs no context. */
+wgnn_status wgnn_adapters_list(wgnn_adapter_info *infos, size_t cap, size_t *count,
+                               char *err, size_t err_len);
+
+/* The chosen adapter, the device's limits (the adapter's own, requested at
+ * device creation) and which optional features the device has enabled. */
+void wgnn_context_adapter(const wgnn_context *ctx, wgnn_adapter_info *info);
+void wgnn_context_limits(const wgnn_context *ctx, wgnn_limits *limits);
+int wgnn_context_has_f16(const wgnn_context *ctx);
+int wgnn_context_has_subgroups(const wgnn_context *ctx);
+int wgnn_context_has_timestamps(const wgnn_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Tensors: dense, row-major, one GPU storage buffer each.                   */
+
+typedef struct wgnn_tensor wgnn_tensor;
+
+/* Creates an uninitialised tensor of the given dtype and shape (every dim
+ * >= 1, rank 1..WGNN_MAX_RANK). Fails with WGNN_ERR_LIMIT when its bytes pass
+ * the device's maxBufferSize. */
+wgnn_status wgnn_tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, const int64_t *dims,
+                               wgnn_tensor **out);
+void wgnn_tensor_destroy(wgnn_tensor *t);
+
+/* Copies bytes (must equal wgnn_tensor_nbytes) from host memory to the
+ * tensor. Work recorded before the upload sees the old contents. */
+wgnn_status wgnn_tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *data, size_t bytes);
+/* Submits pending work, waits, and copies the tensor into data (bytes must
+ * equal wgnn_tensor_nbytes). */
+wgnn_status wgnn_tensor_download(wgnn_context *ctx, const wgnn_tensor *t, void *data, size_t bytes);
+
+wgnn_dtype wgnn_tensor_dtype(const wgnn_tensor *t);
+int wgnn_tensor_rank(const wgnn_tensor *t);
+const int64_t *wgnn_tensor_dims(const wgnn_tensor *t);
+uint64_t wgnn_tensor_numel(const wgnn_tensor *t);
+uint64_t wgnn_tensor_nbytes(const wgnn_tensor *t);
+
+/* ------------------------------------------------------------------------ */
+/* Ops.                                                                      */
+
+typedef enum wgnn_sdpa_impl {
+    WGNN_SDPA_AUTO = 0,       /* routed by shape (see docs/PERFORMANCE.md) */
+    WGNN_SDPA_THREE_PASS = 1, /* QK -> softmax -> AV, two B*H*S_q*S_kv scratch buffers */
+    WGNN_SDPA_FUSED = 2,      /* single pass, online softmax, no S_q*S_kv buffer */
+    WGNN_SDPA_CHANNEL = 3     /* three-pass with the per-entry QK kernel (few rows) */
+} wgnn_sdpa_impl;
+
+typedef struct wgnn_sdpa_options {
+    const wgnn_tensor *mask; /* NULL, or additive fp32 mask of shape [..., H, S_q, S_kv] */
+    float scale;             /* used when has_scale; else 1/sqrt(D) */
+    int has_scale;
+    wgnn_sdpa_impl impl;
+} wgnn_sdpa_options;
+
+/*
+ * Non-causal scaled dot-product attention:
+ *     out = softmax(q . k^T * scale + mask) . v
+ * q:    [..., H, S_q, D]  fp32, rank >= 3; the leading dims are batch dims
+ * k, v: [..., H, S_kv, D] fp32, same rank and leading dims as q, k.dims == v.dims
+ * mask: [..., H, S_q, S_kv] fp32, exact shape (no broadcast), optional
+ * out:  q's shape, fp32
+ * D must be a multiple of 4. A row whose mask is -inf everywhere gives zeros
+ * (as PyTorch does). opts may be NULL (no mask, default scale, auto).
+ * The op is recorded; see wgnn_context_sync.
+ */
+wgnn_status wgnn_sdpa(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k,
+                      const wgnn_tensor *v, const wgnn_sdpa_options *opts, wgnn_tensor *out);
+
+/* Scratch bytes wgnn_sdpa would allocate for these shapes and impl (after
+ * routing). Same validation as wgnn_sdpa. */
+wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k,
+                                    const wgnn_tensor *v, const wgnn_sdpa_options *opts,
+                                    uint64_t *bytes, wgnn_sdpa_impl *routed);
+
+/* ------------------------------------------------------------------------ */
+/* Timing: GPU timestamps around the ops recorded between begin and end.     */
+
+/* Starts timing: each op recorded until wgnn_timing_end gets its own
+ * compute-pass timestamps (when the device has timestamp queries). */
+wgnn_status wgnn_timing_begin(wgnn_context *ctx);
+/* Syncs, then reports the GPU time of the ops recorded since begin, in
+ * milliseconds, summed. *gpu_timed is 0 when the device has no timestamp
+ * queries (then ms is 0 and the caller should time on the host). */
+wgnn_status wgnn_timing_end(wgnn_context *ctx, double *ms, int *gpu_timed);
+
+/* ------------------------------------------------------------------------ */
+/* .npy files (NumPy format 1.0 / 2.0 / 3.0 headers).                        */
+/* Element types: '<f4' (F32), '<i4' (I32), '<f2' (F16); C order only.      */
+
+typedef struct wgnn_npy {
+    wgnn_dtype dtype;
+    int rank;                       /* 0..WGNN_MAX_RANK; 0 is a scalar */
+    int64_t dims[WGNN_MAX_RANK];
+    void *data;                     /* malloc'd, numel * dtype size bytes */
+    uint64_t numel;
+    uint64_t nbytes;
+} wgnn_npy;
+
+/* Parses an in-memory .npy image; on success out->data is a fresh copy.
+ * On failure writes the reason into err (if err_len > 0), leaves *out empty. */
+wgnn_status wgnn_npy_parse(const void *buf, size_t len, wgnn_npy *out, char *err, size_t err_len);
+wgnn_status wgnn_npy_load(const char *path, wgnn_npy *out, char *err, size_t err_len);
+/* Writes a version 1.0 .npy file (2.0 when the header needs it). Written to a
+ * temporary name and renamed, so a failed save leaves no partial file. */
+wgnn_status wgnn_npy_save(const char *path, wgnn_dtype dtype, int rank, const int64_t *dims,
+                          const void *data, char *err, size_t err_len);
+void wgnn_npy_free(wgnn_npy *n);
+
+/* ------------------------------------------------------------------------ */
+/* CPU reference kernels (double accumulation), for tests and --check.       */
+
+/* Same semantics and shapes as wgnn_sdpa, on host arrays. mask may be NULL.
+ * batch = product of the leading dims times H. */
+void wgnn_ref_sdpa(const float *q, const float *k, const float *v, const float *mask,
+                   uint64_t batch, uint64_t s_q, uint64_t s_kv, uint64_t d, double scale,
+                   float *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WGNN_H */

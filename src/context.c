@@ -1,0 +1,587 @@
+/* context.c - instance, adapter choice, device, limits, features, errors. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WGNN__DEFAULT_TIMEOUT_MS 60000u
+#define WGNN__MAX_ADAPTERS 16
+
+const char *wgnn_status_str(wgnn_status s) {
+    switch (s) {
+    case WGNN_OK: return "ok";
+    case WGNN_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case WGNN_ERR_UNSUPPORTED: return "unsupported";
+    case WGNN_ERR_OUT_OF_MEMORY: return "out of memory";
+    case WGNN_ERR_NO_ADAPTER: return "no adapter";
+    case WGNN_ERR_GPU: return "gpu error";
+    case WGNN_ERR_DEVICE_LOST: return "device lost";
+    case WGNN_ERR_TIMEOUT: return "timeout";
+    case WGNN_ERR_IO: return "i/o error";
+    case WGNN_ERR_FORMAT: return "format error";
+    case WGNN_ERR_LIMIT: return "device limit";
+    }
+    return "unknown status";
+}
+
+size_t wgnn_dtype_size(wgnn_dtype t) {
+    switch (t) {
+    case WGNN_F32: return 4;
+    case WGNN_I32: return 4;
+    case WGNN_F16: return 2;
+    }
+    return 0;
+}
+
+const char *wgnn_dtype_name(wgnn_dtype t) {
+    switch (t) {
+    case WGNN_F32: return "float32";
+    case WGNN_I32: return "int32";
+    case WGNN_F16: return "float16";
+    }
+    return "unknown";
+}
+
+bool wgnn__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+    if (a != 0 && b > UINT64_MAX / a) return false;
+    *out = a * b;
+    return true;
+}
+
+wgnn_status wgnn__err(wgnn_context *ctx, wgnn_status s, const char *fmt, ...) {
+    if (ctx) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+const char *wgnn_context_error(const wgnn_context *ctx) {
+    return ctx ? ctx->err : "out of memory";
+}
+
+wgnn_status wgnn_context_health(const wgnn_context *ctx) {
+    return ctx ? ctx->health : WGNN_ERR_INVALID_ARGUMENT;
+}
+
+wgnn_status wgnn__check_health(wgnn_context *ctx) {
+    if (ctx->health == WGNN_OK) return WGNN_OK;
+    return wgnn__err(ctx, ctx->health, "%s", ctx->health_msg);
+}
+
+void wgnn__strview(char *dst, size_t cap, WGPUStringView v) {
+    size_t n = 0;
+    if (v.data) n = v.length == WGPU_STRLEN ? strlen(v.data) : v.length;
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, v.data, n);
+    dst[n] = '\0';
+}
+
+static WGPUStringView sv(const char *s) {
+    WGPUStringView v = {s, s ? strlen(s) : 0};
+    return v;
+}
+
+/* ---- waiting and error scopes ------------------------------------------ */
+
+wgnn_status wgnn__wait(wgnn_context *ctx, WGPUFuture f, const char *what) {
+    WGPUFutureWaitInfo wi = {f, 0};
+    WGPUWaitStatus ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, ctx->timeout_ns);
+    if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
+    if (ws == WGPUWaitStatus_TimedOut)
+        return wgnn__err(ctx, WGNN_ERR_TIMEOUT, "%s: no answer from the GPU within %llu ms", what,
+                         (unsigned long long)(ctx->timeout_ns / 1000000u));
+    return wgnn__err(ctx, WGNN_ERR_GPU, "%s: waiting on the GPU failed (WaitAny status %d)", what, (int)ws);
+}
+
+typedef struct scope_result {
+    bool done;
+    WGPUErrorType type;
+    char msg[WGNN__ERR_LEN];
+} scope_result;
+
+static void on_pop_scope(WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
+                         void *u1, void *u2) {
+    (void)u2;
+    scope_result *r = u1;
+    r->done = true;
+    r->type = status == WGPUPopErrorScopeStatus_Success ? type : WGPUErrorType_Unknown;
+    if (status != WGPUPopErrorScopeStatus_Success && !message.data)
+        snprintf(r->msg, sizeof r->msg, "error scope could not be popped (status %d)", (int)status);
+    else
+        wgnn__strview(r->msg, sizeof r->msg, message);
+}
+
+void wgnn__scope_push(wgnn_context *ctx) {
+    wgpuDevicePushErrorScope(ctx->device, WGPUErrorFilter_Internal);
+    wgpuDevicePushErrorScope(ctx->device, WGPUErrorFilter_OutOfMemory);
+    wgpuDevicePushErrorScope(ctx->device, WGPUErrorFilter_Validation);
+}
+
+wgnn_status wgnn__scope_pop(wgnn_context *ctx, const char *what) {
+    wgnn_status first = WGNN_OK;
+    for (int i = 0; i < 3; i++) {
+        scope_result r = {0};
+        WGPUPopErrorScopeCallbackInfo ci = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
+        ci.mode = WGPUCallbackMode_WaitAnyOnly;
+        ci.callback = on_pop_scope;
+        ci.userdata1 = &r;
+        WGPUFuture f = wgpuDevicePopErrorScope(ctx->device, ci);
+        wgnn_status s = wgnn__wait(ctx, f, what);
+        if (s != WGNN_OK) {
+            if (first == WGNN_OK) first = s;
+            continue;
+        }
+        if (r.type == WGPUErrorType_NoError || first != WGNN_OK) continue;
+        first = r.type == WGPUErrorType_OutOfMemory ? WGNN_ERR_OUT_OF_MEMORY : WGNN_ERR_GPU;
+        const char *kind = r.type == WGPUErrorType_Validation    ? "validation error"
+                           : r.type == WGPUErrorType_OutOfMemory ? "out of GPU memory"
+                           : r.type == WGPUErrorType_Internal    ? "internal GPU error"
+                                                                 : "GPU error";
+        wgnn__err(ctx, first, "%s: %s: %s", what, kind, r.msg);
+    }
+    if (first == WGNN_OK && ctx->health != WGNN_OK) return wgnn__check_health(ctx);
+    return first;
+}
+
+/* ---- adapters ------------------------------------------------------------ */
+
+typedef struct adapter_result {
+    WGPURequestAdapterStatus status;
+    WGPUAdapter adapter;
+    char msg[256];
+} adapter_result;
+
+static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+                       void *u1, void *u2) {
+    (void)u2;
+    adapter_result *r = u1;
+    r->status = status;
+    r->adapter = adapter;
+    wgnn__strview(r->msg, sizeof r->msg, message);
+}
+
+static const char *backend_name(WGPUBackendType b) {
+    switch (b) {
+    case WGPUBackendType_Null: return "null";
+    case WGPUBackendType_WebGPU: return "webgpu";
+    case WGPUBackendType_D3D11: return "d3d11";
+    case WGPUBackendType_D3D12: return "d3d12";
+    case WGPUBackendType_Metal: return "metal";
+    case WGPUBackendType_Vulkan: return "vulkan";
+    case WGPUBackendType_OpenGL: return "opengl";
+    case WGPUBackendType_OpenGLES: return "opengles";
+    default: return "unknown";
+    }
+}
+
+static const char *adapter_type_name(WGPUAdapterType t) {
+    switch (t) {
+    case WGPUAdapterType_DiscreteGPU: return "discrete GPU";
+    case WGPUAdapterType_IntegratedGPU: return "integrated GPU";
+    case WGPUAdapterType_CPU: return "CPU";
+    default: return "unknown";
+    }
+}
+
+/* Feature ids: the header's (webgpu-headers 1.0) and the older numbering
+ * that the prebuilt Dawn library still uses (TimestampQuery 3, ShaderF16 10,
+ * Subgroups 17). Which one means what is settled by a functional probe on the
+ * device, never by the number alone. */
+static const uint32_t k_timestamp_ids[2] = {WGPUFeatureName_TimestampQuery, 0x03};
+static const uint32_t k_f16_ids[2] = {WGPUFeatureName_ShaderF16, 0x0A};
+static const uint32_t k_subgroups_ids[2] = {WGPUFeatureName_Subgroups, 0x11};
+
+static int adapter_offers(WGPUAdapter a, const uint32_t ids[2]) {
+    return wgpuAdapterHasFeature(a, (WGPUFeatureName)ids[0]) || wgpuAdapterHasFeature(a, (WGPUFeatureName)ids[1]);
+}
+
+static void fill_info(WGPUAdapter a, wgnn_adapter_info *out) {
+    WGPUAdapterInfo ai = WGPU_ADAPTER_INFO_INIT;
+    memset(out, 0, sizeof *out);
+    if (wgpuAdapterGetInfo(a, &ai) == WGPUStatus_Success) {
+        wgnn__strview(out->name, sizeof out->name, ai.device);
+        wgnn__strview(out->vendor, sizeof out->vendor, ai.vendor);
+        wgnn__strview(out->description, sizeof out->description, ai.description);
+        out->backend = backend_name(ai.backendType);
+        out->type = adapter_type_name(ai.adapterType);
+        out->vendor_id = ai.vendorID;
+        out->device_id = ai.deviceID;
+        out->subgroup_min_size = ai.subgroupMinSize;
+        out->subgroup_max_size = ai.subgroupMaxSize;
+        wgpuAdapterInfoFreeMembers(ai);
+    } else {
+        out->backend = "unknown";
+        out->type = "unknown";
+    }
+    out->has_shader_f16 = adapter_offers(a, k_f16_ids);
+    out->has_subgroups = adapter_offers(a, k_subgroups_ids);
+    out->has_timestamp_query = adapter_offers(a, k_timestamp_ids);
+}
+
+static bool same_adapter(const wgnn_adapter_info *a, const wgnn_adapter_info *b) {
+    return strcmp(a->backend, b->backend) == 0 && a->vendor_id == b->vendor_id &&
+           a->device_id == b->device_id && strcmp(a->name, b->name) == 0 &&
+           strcmp(a->description, b->description) == 0;
+}
+
+/* Dawn's standard C API has no adapter enumeration: ask with each preference
+ * and backend, and keep the distinct answers, in order of preference. The
+ * first request is the default choice (high performance unless low_power). */
+typedef struct adapter_set {
+    WGPUAdapter ad[WGNN__MAX_ADAPTERS];
+    wgnn_adapter_info info[WGNN__MAX_ADAPTERS];
+    size_t n;
+} adapter_set;
+
+static void adapter_set_release(adapter_set *s) {
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ad[i]) wgpuAdapterRelease(s->ad[i]);
+    s->n = 0;
+}
+
+static void gather_adapters(WGPUInstance inst, uint64_t timeout_ns, bool low_power, adapter_set *s) {
+    struct {
+        WGPUPowerPreference pp;
+        WGPUBackendType be;
+        WGPUBool fallback;
+    } asks[] = {
+        {low_power ? WGPUPowerPreference_LowPower : WGPUPowerPreference_HighPerformance,
+         WGPUBackendType_Undefined, 0},
+        {low_power ? WGPUPowerPreference_HighPerformance : WGPUPowerPreference_LowPower,
+         WGPUBackendType_Undefined, 0},
+        {WGPUPowerPreference_HighPerformance, WGPUBackendType_Vulkan, 0},
+        {WGPUPowerPreference_LowPower, WGPUBackendType_Vulkan, 0},
+        {WGPUPowerPreference_Undefined, WGPUBackendType_Undefined, 1},
+        {WGPUPowerPreference_Undefined, WGPUBackendType_Null, 0},
+    };
+    s->n = 0;
+    for (size_t i = 0; i < sizeof asks / sizeof asks[0] && s->n < WGNN__MAX_ADAPTERS; i++) {
+        WGPURequestAdapterOptions o = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
+        o.powerPreference = asks[i].pp;
+        o.backendType = asks[i].be;
+        o.forceFallbackAdapter = asks[i].fallback;
+        adapter_result r = {0};
+        WGPURequestAdapterCallbackInfo ci = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
+        ci.mode = WGPUCallbackMode_WaitAnyOnly;
+        ci.callback = on_adapter;
+        ci.userdata1 = &r;
+        WGPUFuture f = wgpuInstanceRequestAdapter(inst, &o, ci);
+        WGPUFutureWaitInfo wi = {f, 0};
+        if (wgpuInstanceWaitAny(inst, 1, &wi, timeout_ns) != WGPUWaitStatus_Success || !wi.completed)
+            continue;
+        if (r.status != WGPURequestAdapterStatus_Success || !r.adapter) continue;
+        wgnn_adapter_info info;
+        fill_info(r.adapter, &info);
+        bool dup = false;
+        for (size_t j = 0; j < s->n && !dup; j++) dup = same_adapter(&s->info[j], &info);
+        if (dup) {
+            wgpuAdapterRelease(r.adapter);
+            continue;
+        }
+        s->ad[s->n] = r.adapter;
+        s->info[s->n] = info;
+        s->n++;
+    }
+}
+
+static WGPUInstance make_instance(void) {
+    WGPUInstanceFeatureName feat = WGPUInstanceFeatureName_TimedWaitAny;
+    WGPUInstanceDescriptor d = WGPU_INSTANCE_DESCRIPTOR_INIT;
+    d.requiredFeatureCount = 1;
+    d.requiredFeatures = &feat;
+    return wgpuCreateInstance(&d);
+}
+
+wgnn_status wgnn_adapters_list(wgnn_adapter_info *infos, size_t cap, size_t *count, char *err,
+                               size_t err_len) {
+    if (!count || (cap && !infos)) {
+        if (err && err_len) snprintf(err, err_len, "wgnn_adapters_list: count (and infos when cap > 0) must not be NULL");
+        return WGNN_ERR_INVALID_ARGUMENT;
+    }
+    *count = 0;
+    WGPUInstance inst = make_instance();
+    if (!inst) {
+        if (err && err_len) snprintf(err, err_len, "could not create a WebGPU instance (Dawn)");
+        return WGNN_ERR_NO_ADAPTER;
+    }
+    adapter_set s;
+    gather_adapters(inst, (uint64_t)WGNN__DEFAULT_TIMEOUT_MS * 1000000u, false, &s);
+    for (size_t i = 0; i < s.n && i < cap; i++) infos[i] = s.info[i];
+    *count = s.n;
+    adapter_set_release(&s);
+    wgpuInstanceRelease(inst);
+    return WGNN_OK;
+}
+
+static const char *k_no_driver_hint =
+    "install a Vulkan driver: without a GPU, Mesa's lavapipe >= 24 (on Debian 12: mesa-vulkan-drivers "
+    "and libvulkan1 from bookworm-backports; scripts/setup.sh installs them); with an NVIDIA GPU, the "
+    "driver's Vulkan ICD (e.g. VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json) and "
+    "libvulkan1";
+
+static bool ci_contains(const char *hay, const char *needle) {
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (i == n) return true;
+    }
+    return n == 0;
+}
+
+/* Picks an index into s, or returns an error with the reason in ctx->err. */
+static wgnn_status choose_adapter(wgnn_context *ctx, const adapter_set *s, const char *want, size_t *pick) {
+    if (want && *want) {
+        char *end = NULL;
+        unsigned long idx = strtoul(want, &end, 10);
+        if (end && *end == '\0' && end != want) {
+            if (idx >= s->n)
+                return wgnn__err(ctx, WGNN_ERR_NO_ADAPTER,
+                                 "adapter index %lu asked for, but only %zu adapter(s) were found "
+                                 "(see `wgnn info`)", idx, s->n);
+            if (strcmp(s->info[idx].backend, "null") == 0)
+                return wgnn__err(ctx, WGNN_ERR_NO_ADAPTER,
+                                 "adapter %lu is Dawn's Null backend, which computes nothing; %s", idx,
+                                 k_no_driver_hint);
+            *pick = idx;
+            return WGNN_OK;
+        }
+        for (size_t i = 0; i < s->n; i++) {
+            if (strcmp(s->info[i].backend, "null") == 0) continue;
+            if (ci_contains(s->info[i].name, want) || ci_contains(s->info[i].description, want) ||
+                ci_contains(s->info[i].vendor, want)) {
+                *pick = i;
+                return WGNN_OK;
+            }
+        }
+        return wgnn__err(ctx, WGNN_ERR_NO_ADAPTER,
+                         "no adapter matches \"%s\" (an index or a part of the name; see `wgnn info`)", want);
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        if (strcmp(s->info[i].backend, "null") != 0) {
+            *pick = i;
+            return WGNN_OK;
+        }
+    }
+    return wgnn__err(ctx, WGNN_ERR_NO_ADAPTER,
+                     "no usable WebGPU adapter: Dawn offered %s; %s",
+                     s->n ? "only its Null backend, which computes nothing" : "no adapter at all",
+                     k_no_driver_hint);
+}
+
+/* ---- device -------------------------------------------------------------- */
+
+typedef struct device_result {
+    WGPURequestDeviceStatus status;
+    WGPUDevice device;
+    char msg[512];
+} device_result;
+
+static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void *u1,
+                      void *u2) {
+    (void)u2;
+    device_result *r = u1;
+    r->status = status;
+    r->device = device;
+    wgnn__strview(r->msg, sizeof r->msg, message);
+}
+
+static void on_lost(WGPUDevice const *device, WGPUDeviceLostReason reason, WGPUStringView message, void *u1,
+                    void *u2) {
+    (void)device;
+    (void)u2;
+    wgnn_context *ctx = u1;
+    if (reason == WGPUDeviceLostReason_Destroyed || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    char m[WGNN__ERR_LEN - 64];
+    wgnn__strview(m, sizeof m, message);
+    ctx->health = WGNN_ERR_DEVICE_LOST;
+    snprintf(ctx->health_msg, sizeof ctx->health_msg, "the GPU device was lost (reason %d): %s", (int)reason, m);
+}
+
+static void on_uncaptured(WGPUDevice const *device, WGPUErrorType type, WGPUStringView message, void *u1,
+                          void *u2) {
+    (void)device;
+    (void)u2;
+    wgnn_context *ctx = u1;
+    if (ctx->health != WGNN_OK) return;
+    char m[WGNN__ERR_LEN - 64];
+    wgnn__strview(m, sizeof m, message);
+    ctx->health = WGNN_ERR_GPU;
+    snprintf(ctx->health_msg, sizeof ctx->health_msg, "uncaptured GPU error (type %d): %s", (int)type, m);
+}
+
+static wgnn_status request_device(wgnn_context *ctx, const WGPUFeatureName *feats, size_t n_feats) {
+    WGPUDeviceDescriptor dd = WGPU_DEVICE_DESCRIPTOR_INIT;
+    dd.label = sv("wgnn");
+    dd.requiredFeatureCount = n_feats;
+    dd.requiredFeatures = feats;
+    dd.requiredLimits = &ctx->limits; /* the adapter's own: 4 GiB bindings on big GPUs */
+    dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+    dd.deviceLostCallbackInfo.callback = on_lost;
+    dd.deviceLostCallbackInfo.userdata1 = ctx;
+    dd.uncapturedErrorCallbackInfo.callback = on_uncaptured;
+    dd.uncapturedErrorCallbackInfo.userdata1 = ctx;
+    device_result r = {0};
+    WGPURequestDeviceCallbackInfo ci = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
+    ci.mode = WGPUCallbackMode_WaitAnyOnly;
+    ci.callback = on_device;
+    ci.userdata1 = &r;
+    WGPUFuture f = wgpuAdapterRequestDevice(ctx->adapter, &dd, ci);
+    wgnn_status s = wgnn__wait(ctx, f, "requesting the GPU device");
+    if (s != WGNN_OK) return s;
+    if (r.status != WGPURequestDeviceStatus_Success || !r.device)
+        return wgnn__err(ctx, WGNN_ERR_NO_ADAPTER, "the adapter \"%s\" refused to create a device: %s",
+                         ctx->info.name, r.msg);
+    ctx->device = r.device;
+    return WGNN_OK;
+}
+
+/* The header's feature ids and the prebuilt library's can differ, so an
+ * enabled optional feature is trusted only once a shader that uses it builds. */
+static bool probe_shader(wgnn_context *ctx, const char *wgsl) {
+    WGPUComputePipeline p = NULL;
+    char saved[WGNN__ERR_LEN];
+    memcpy(saved, ctx->err, sizeof saved);
+    wgnn_status s = wgnn__compile(ctx, "feature probe", wgsl, NULL, 0, &p);
+    memcpy(ctx->err, saved, sizeof saved);
+    if (p) wgpuComputePipelineRelease(p);
+    return s == WGNN_OK;
+}
+
+static bool probe_timestamps(wgnn_context *ctx) {
+    WGPUQuerySetDescriptor d = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+    d.type = WGPUQueryType_Timestamp;
+    d.count = 2;
+    char saved[WGNN__ERR_LEN];
+    memcpy(saved, ctx->err, sizeof saved);
+    wgnn__scope_push(ctx);
+    WGPUQuerySet qs = wgpuDeviceCreateQuerySet(ctx->device, &d);
+    wgnn_status s = wgnn__scope_pop(ctx, "timestamp probe");
+    memcpy(ctx->err, saved, sizeof saved);
+    if (qs) {
+        wgpuQuerySetDestroy(qs);
+        wgpuQuerySetRelease(qs);
+    }
+    return s == WGNN_OK;
+}
+
+wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context **out) {
+    wgnn_context_options o = {0};
+    if (opts) o = *opts;
+    if (!out) return WGNN_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    wgnn_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return WGNN_ERR_OUT_OF_MEMORY;
+    *out = ctx;
+    ctx->timeout_ns = (uint64_t)(o.timeout_ms ? o.timeout_ms : WGNN__DEFAULT_TIMEOUT_MS) * 1000000u;
+
+    adapter_set s = {0};
+    wgnn_status st = WGNN_OK;
+    ctx->instance = make_instance();
+    if (!ctx->instance) {
+        st = wgnn__err(ctx, WGNN_ERR_NO_ADAPTER, "could not create a WebGPU instance (Dawn)");
+        goto cleanup;
+    }
+    gather_adapters(ctx->instance, ctx->timeout_ns, o.low_power != 0, &s);
+    const char *want = o.adapter ? o.adapter : getenv("WGNN_ADAPTER");
+    size_t pick = 0;
+    st = choose_adapter(ctx, &s, want, &pick);
+    if (st != WGNN_OK) goto cleanup;
+    ctx->adapter = s.ad[pick];
+    s.ad[pick] = NULL;
+    ctx->info = s.info[pick];
+
+    if (wgpuAdapterGetLimits(ctx->adapter, &ctx->limits) != WGPUStatus_Success) {
+        st = wgnn__err(ctx, WGNN_ERR_NO_ADAPTER, "could not read the limits of adapter \"%s\"", ctx->info.name);
+        goto cleanup;
+    }
+    ctx->limits.nextInChain = NULL;
+
+    /* Ask for every id either numbering gives these features, among those
+     * the adapter offers (an id that means another offered feature is
+     * harmless), then keep what the probes show works. */
+    WGPUFeatureName feats[6];
+    size_t nf = 0;
+    const uint32_t *want_ids[3] = {k_timestamp_ids, k_f16_ids, k_subgroups_ids};
+    for (int w = 0; w < (o.disable_optional_features ? 1 : 3); w++)
+        for (int j = 0; j < 2; j++)
+            if (wgpuAdapterHasFeature(ctx->adapter, (WGPUFeatureName)want_ids[w][j]))
+                feats[nf++] = (WGPUFeatureName)want_ids[w][j];
+    st = request_device(ctx, feats, nf);
+    if (st != WGNN_OK && nf > 0) st = request_device(ctx, NULL, 0); /* retry plain */
+    if (st != WGNN_OK) goto cleanup;
+    ctx->queue = wgpuDeviceGetQueue(ctx->device);
+    ctx->has_timestamps = probe_timestamps(ctx);
+    ctx->has_f16 = !o.disable_optional_features &&
+                   probe_shader(ctx, "enable f16;\n@group(0) @binding(0) var<storage, read_write> b: array<f16>;\n"
+                                     "@compute @workgroup_size(1) fn main() { b[0] = b[0] + 1.0h; }\n");
+    ctx->has_subgroups = !o.disable_optional_features &&
+                         probe_shader(ctx, "enable subgroups;\n@group(0) @binding(0) var<storage, read_write> b: array<f32>;\n"
+                                           "@compute @workgroup_size(32) fn main(@builtin(subgroup_invocation_id) i: u32) {"
+                                           " b[i] = subgroupAdd(b[i]); }\n");
+    st = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_Storage | WGPUBufferUsage_Uniform, "dummy binding",
+                             &ctx->dummy);
+    if (st != WGNN_OK) goto cleanup;
+    ctx->err[0] = '\0';
+
+cleanup:
+    adapter_set_release(&s);
+    return st;
+}
+
+void wgnn_context_destroy(wgnn_context *ctx) {
+    if (!ctx) return;
+    if (ctx->enc) wgpuCommandEncoderRelease(ctx->enc);
+    for (size_t i = 0; i < ctx->n_pipes; i++) {
+        free(ctx->pipes[i].key);
+        if (ctx->pipes[i].layout) wgpuBindGroupLayoutRelease(ctx->pipes[i].layout);
+        if (ctx->pipes[i].pipe) wgpuComputePipelineRelease(ctx->pipes[i].pipe);
+    }
+    free(ctx->pipes);
+    if (ctx->qset) {
+        wgpuQuerySetDestroy(ctx->qset);
+        wgpuQuerySetRelease(ctx->qset);
+    }
+    if (ctx->dummy) wgpuBufferRelease(ctx->dummy);
+    if (ctx->queue) wgpuQueueRelease(ctx->queue);
+    if (ctx->device) {
+        wgpuDeviceDestroy(ctx->device);
+        wgpuDeviceRelease(ctx->device);
+    }
+    if (ctx->adapter) wgpuAdapterRelease(ctx->adapter);
+    if (ctx->instance) {
+        wgpuInstanceProcessEvents(ctx->instance);
+        wgpuInstanceRelease(ctx->instance);
+    }
+    free(ctx);
+}
+
+void wgnn_context_adapter(const wgnn_context *ctx, wgnn_adapter_info *info) {
+    if (ctx && info) *info = ctx->info;
+}
+
+void wgnn_context_limits(const wgnn_context *ctx, wgnn_limits *l) {
+    if (!ctx || !l) return;
+    const WGPULimits *d = &ctx->limits;
+    l->max_buffer_size = d->maxBufferSize;
+    l->max_storage_buffer_binding_size = d->maxStorageBufferBindingSize;
+    l->max_uniform_buffer_binding_size = d->maxUniformBufferBindingSize;
+    l->max_storage_buffers_per_shader_stage = d->maxStorageBuffersPerShaderStage;
+    l->max_compute_workgroup_storage_size = d->maxComputeWorkgroupStorageSize;
+    l->max_compute_invocations_per_workgroup = d->maxComputeInvocationsPerWorkgroup;
+    l->max_compute_workgroup_size_x = d->maxComputeWorkgroupSizeX;
+    l->max_compute_workgroup_size_y = d->maxComputeWorkgroupSizeY;
+    l->max_compute_workgroup_size_z = d->maxComputeWorkgroupSizeZ;
+    l->max_compute_workgroups_per_dimension = d->maxComputeWorkgroupsPerDimension;
+    l->min_storage_buffer_offset_alignment = d->minStorageBufferOffsetAlignment;
+    l->min_uniform_buffer_offset_alignment = d->minUniformBufferOffsetAlignment;
+}
+
+int wgnn_context_has_f16(const wgnn_context *ctx) { return ctx && ctx->has_f16; }
+int wgnn_context_has_subgroups(const wgnn_context *ctx) { return ctx && ctx->has_subgroups; }
+int wgnn_context_has_timestamps(const wgnn_context *ctx) { return ctx && ctx->has_timestamps; }

@@ -1,0 +1,714 @@
+/*
+ * npy.c - NumPy .npy reader and writer (format versions 1.0, 2.0, 3.0).
+ *
+ * Layout: "\x93NUMPY", major, minor, header length (uint16 LE for 1.0,
+ * uint32 LE for 2.0 / 3.0), then a Python dict literal such as
+ *     {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+ * padded with spaces and '\n', then the raw C-order element bytes.
+ *
+ * The header parser accepts what numpy's reader accepts for the dtypes wgnn
+ * has and rejects everything else with a reason. Input is untrusted: every
+ * byte read is bounds-checked, integers are parsed with overflow checks and
+ * the data size must match the file exactly before anything is allocated.
+ *
+ * Needs nothing from the library but the types in wgnn.h, so that it links
+ * alone into fuzz/fuzz_npy.c.
+ */
+#define _POSIX_C_SOURCE 200809L /* getpid */
+
+#include "wgnn.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NPY_MAGIC "\x93NUMPY"
+#define NPY_MAGIC_LEN 6
+#define NPY_MAX_HEADER (1u << 20) /* numpy itself stops at 10000 by default */
+#define NPY_ALIGN 64              /* numpy aligns the data offset to 64 bytes */
+#define NPY_GROWTH_DIGITS 21      /* numpy's spare room for the first dim to grow */
+#define NPY_SHAPE_STR 256         /* "(d0, ..., d7)" with 20-digit dims fits */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NPY_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define NPY_PRINTF(f, a)
+#endif
+
+/* Where messages go, and the file they are about (NULL for in-memory). */
+typedef struct npy_err {
+    char *buf;
+    size_t len;
+    const char *path;
+} npy_err;
+
+/* What the header says, before any data is touched. */
+typedef struct npy_header {
+    wgnn_dtype dtype;
+    int rank;
+    int64_t dims[WGNN_MAX_RANK];
+    uint64_t numel;
+    uint64_t nbytes;
+    size_t data_offset;
+} npy_header;
+
+typedef struct npy_cursor {
+    const unsigned char *s;
+    size_t n;
+    size_t i;
+} npy_cursor;
+
+static NPY_PRINTF(3, 4) wgnn_status npy_fail(const npy_err *e, wgnn_status status, const char *fmt,
+                                             ...)
+{
+    if (e->buf == NULL || e->len == 0)
+        return status;
+    int n = e->path ? snprintf(e->buf, e->len, "npy: %s: ", e->path)
+                    : snprintf(e->buf, e->len, "npy: ");
+    if (n >= 0 && (size_t)n < e->len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->buf + n, e->len - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+/* Local twin of wgnn_dtype_size, so this file links without the library. */
+static size_t npy_dtype_size(wgnn_dtype t)
+{
+    switch (t) {
+    case WGNN_F32: return 4;
+    case WGNN_I32: return 4;
+    case WGNN_F16: return 2;
+    }
+    return 0;
+}
+
+static const char *npy_dtype_descr(wgnn_dtype t)
+{
+    switch (t) {
+    case WGNN_F32: return "<f4";
+    case WGNN_I32: return "<i4";
+    case WGNN_F16: return "<f2";
+    }
+    return NULL;
+}
+
+/* Copies up to len header bytes into out for a message, with anything
+ * unprintable as '?', and "..." when cut. */
+static void npy_excerpt(const unsigned char *s, size_t len, char *out, size_t out_len)
+{
+    size_t keep = len;
+    int cut = 0;
+    if (keep + 1 > out_len) {
+        keep = out_len > 4 ? out_len - 4 : 0;
+        cut = 1;
+    }
+    for (size_t i = 0; i < keep; i++)
+        out[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? (char)s[i] : '?';
+    if (cut && out_len >= 4) {
+        memcpy(out + keep, "...", 3);
+        keep += 3;
+    }
+    if (out_len > 0)
+        out[keep < out_len ? keep : out_len - 1] = '\0';
+}
+
+/* "(2, 3)", "(3,)" or "()", as numpy's repr of the shape tuple. */
+static void npy_shape_str(const int64_t *dims, int rank, char *out, size_t out_len)
+{
+    size_t used = 0;
+    int n = snprintf(out, out_len, "(");
+    for (int i = 0; n >= 0 && i < rank; i++) {
+        used += (size_t)n;
+        if (used >= out_len)
+            return;
+        n = snprintf(out + used, out_len - used, i ? ", %lld" : "%lld", (long long)dims[i]);
+    }
+    if (n < 0)
+        return;
+    used += (size_t)n;
+    if (used < out_len)
+        snprintf(out + used, out_len - used, rank == 1 ? ",)" : ")");
+}
+
+/* ---- header dict parsing ----------------------------------------------- */
+
+static int npy_peek(const npy_cursor *c)
+{
+    return c->i < c->n ? c->s[c->i] : -1;
+}
+
+static void npy_skip_ws(npy_cursor *c)
+{
+    while (c->i < c->n) {
+        unsigned char ch = c->s[c->i];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' && ch != '\v')
+            break;
+        c->i++;
+    }
+}
+
+/* Error for finding something other than what `want` describes at the cursor. */
+static wgnn_status npy_unexpected(const npy_err *e, const npy_cursor *c, const char *want)
+{
+    if (c->i >= c->n)
+        return npy_fail(e, WGNN_ERR_FORMAT, "header ends where %s was expected", want);
+    char got[24];
+    npy_excerpt(c->s + c->i, c->n - c->i, got, sizeof got);
+    return npy_fail(e, WGNN_ERR_FORMAT, "header: expected %s at offset %zu, found \"%s\"", want,
+                    c->i, got);
+}
+
+/* A Python string literal, '...' or "...", without escapes. Sets *str and
+ * *len to its contents, which stay in the header buffer. */
+static wgnn_status npy_parse_string(const npy_err *e, npy_cursor *c, const unsigned char **str,
+                                    size_t *len, const char *what)
+{
+    int q = npy_peek(c);
+    if (q != '\'' && q != '"')
+        return npy_unexpected(e, c, what);
+    size_t start = ++c->i;
+    while (c->i < c->n && c->s[c->i] != (unsigned char)q) {
+        if (c->s[c->i] == '\\')
+            return npy_fail(e, WGNN_ERR_FORMAT,
+                            "header: escape sequence in a string at offset %zu is not supported",
+                            c->i);
+        if (c->s[c->i] == '\n')
+            break;
+        c->i++;
+    }
+    if (c->i >= c->n || c->s[c->i] != (unsigned char)q)
+        return npy_fail(e, WGNN_ERR_FORMAT, "header: unterminated string starting at offset %zu",
+                        start - 1);
+    *str = c->s + start;
+    *len = c->i - start;
+    c->i++;
+    return WGNN_OK;
+}
+
+static int npy_str_is(const unsigned char *s, size_t len, const char *lit)
+{
+    return strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+static wgnn_status npy_parse_descr(const npy_err *e, npy_cursor *c, wgnn_dtype *dtype)
+{
+    if (npy_peek(c) == '[')
+        return npy_fail(e, WGNN_ERR_FORMAT,
+                        "structured (record) dtypes are not supported (wgnn reads <f4, <i4, <f2)");
+    const unsigned char *s;
+    size_t len;
+    wgnn_status st = npy_parse_string(e, c, &s, &len, "a dtype string for 'descr'");
+    if (st != WGNN_OK)
+        return st;
+    static const wgnn_dtype known[] = {WGNN_F32, WGNN_I32, WGNN_F16};
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+        const char *d = npy_dtype_descr(known[k]);
+        if (npy_str_is(s, len, d)) {
+            *dtype = known[k];
+            return WGNN_OK;
+        }
+    }
+    char shown[40];
+    npy_excerpt(s, len, shown, sizeof shown);
+    if (len == 3 && s[0] == '>') {
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+            if (memcmp(s + 1, npy_dtype_descr(known[k]) + 1, 2) == 0)
+                return npy_fail(e, WGNN_ERR_FORMAT,
+                                "big-endian dtype '%s' is not supported; convert with "
+                                "a.astype(a.dtype.newbyteorder('<'))",
+                                shown);
+        }
+    }
+    return npy_fail(e, WGNN_ERR_FORMAT, "unsupported dtype '%s' (wgnn reads <f4, <i4, <f2)", shown);
+}
+
+static wgnn_status npy_parse_bool(const npy_err *e, npy_cursor *c, int *value)
+{
+    size_t start = c->i;
+    while (c->i < c->n && ((c->s[c->i] >= 'a' && c->s[c->i] <= 'z') ||
+                           (c->s[c->i] >= 'A' && c->s[c->i] <= 'Z')))
+        c->i++;
+    if (npy_str_is(c->s + start, c->i - start, "True")) {
+        *value = 1;
+        return WGNN_OK;
+    }
+    if (npy_str_is(c->s + start, c->i - start, "False")) {
+        *value = 0;
+        return WGNN_OK;
+    }
+    c->i = start;
+    return npy_unexpected(e, c, "True or False for 'fortran_order'");
+}
+
+/* One non-negative decimal dimension, as Python writes it (an 'L' suffix
+ * from Python 2 is allowed). */
+static wgnn_status npy_parse_dim(const npy_err *e, npy_cursor *c, int64_t *dim)
+{
+    if (npy_peek(c) == '-')
+        return npy_fail(e, WGNN_ERR_FORMAT, "shape has a negative dimension at offset %zu",
+                        c->i);
+    int ch = npy_peek(c);
+    if (ch < '0' || ch > '9')
+        return npy_unexpected(e, c, "a dimension in 'shape'");
+    size_t start = c->i;
+    int64_t v = 0;
+    while ((ch = npy_peek(c)) >= '0' && ch <= '9') {
+        int d = ch - '0';
+        if (v > (INT64_MAX - d) / 10)
+            return npy_fail(e, WGNN_ERR_FORMAT,
+                            "shape dimension at offset %zu is too large (over 2^63-1)", start);
+        v = v * 10 + d;
+        c->i++;
+    }
+    if (npy_peek(c) == 'L' || npy_peek(c) == 'l')
+        c->i++;
+    *dim = v;
+    return WGNN_OK;
+}
+
+/* A tuple of dimensions: "()", "(3,)", "(2, 3)", "(2, 3,)". Counts past
+ * WGNN_MAX_RANK so that the message can say the real rank. */
+static wgnn_status npy_parse_shape(const npy_err *e, npy_cursor *c, int64_t *dims, int *rank)
+{
+    if (npy_peek(c) != '(')
+        return npy_unexpected(e, c, "a tuple such as (2, 3) for 'shape'");
+    c->i++;
+    npy_skip_ws(c);
+    int count = 0;
+    int comma = 0;
+    while (npy_peek(c) != ')') {
+        int64_t d = 0;
+        wgnn_status st = npy_parse_dim(e, c, &d);
+        if (st != WGNN_OK)
+            return st;
+        if (count < WGNN_MAX_RANK)
+            dims[count] = d;
+        if (count < INT32_MAX)
+            count++;
+        npy_skip_ws(c);
+        comma = 0;
+        if (npy_peek(c) == ',') {
+            comma = 1;
+            c->i++;
+            npy_skip_ws(c);
+        } else if (npy_peek(c) != ')') {
+            return npy_unexpected(e, c, "',' or ')' in 'shape'");
+        }
+    }
+    c->i++;
+    if (count == 1 && !comma)
+        return npy_fail(e, WGNN_ERR_FORMAT,
+                        "'shape' (%lld) is not a tuple (a 1-d shape is written (%lld,))",
+                        (long long)dims[0], (long long)dims[0]);
+    if (count > WGNN_MAX_RANK)
+        return npy_fail(e, WGNN_ERR_FORMAT, "rank %d exceeds the maximum of %d", count,
+                        WGNN_MAX_RANK);
+    for (int i = 0; i < count; i++) {
+        if (dims[i] == 0)
+            return npy_fail(e, WGNN_ERR_FORMAT,
+                            "shape has a zero-sized dimension; wgnn tensors need every dim >= 1");
+    }
+    *rank = count;
+    return WGNN_OK;
+}
+
+enum { NPY_KEY_DESCR = 1, NPY_KEY_FORTRAN = 2, NPY_KEY_SHAPE = 4 };
+
+/* Parses the dict text h[0..n) into hd (dtype, rank, dims). */
+static wgnn_status npy_parse_dict(const npy_err *e, const unsigned char *h, size_t n,
+                                  npy_header *hd)
+{
+    npy_cursor c = {h, n, 0};
+    int seen = 0;
+    int fortran = 0;
+    npy_skip_ws(&c);
+    if (npy_peek(&c) != '{')
+        return npy_unexpected(e, &c, "'{' opening the header dict");
+    c.i++;
+    for (;;) {
+        npy_skip_ws(&c);
+        if (npy_peek(&c) == '}')
+            break;
+        if (c.i >= c.n)
+            return npy_fail(e, WGNN_ERR_FORMAT, "header dict is not closed with '}'");
+        const unsigned char *key;
+        size_t key_len;
+        wgnn_status st = npy_parse_string(e, &c, &key, &key_len, "a quoted key in the header dict");
+        if (st != WGNN_OK)
+            return st;
+        int which = npy_str_is(key, key_len, "descr")           ? NPY_KEY_DESCR
+                    : npy_str_is(key, key_len, "fortran_order") ? NPY_KEY_FORTRAN
+                    : npy_str_is(key, key_len, "shape")         ? NPY_KEY_SHAPE
+                                                                : 0;
+        char shown[40];
+        npy_excerpt(key, key_len, shown, sizeof shown);
+        if (which == 0)
+            return npy_fail(e, WGNN_ERR_FORMAT,
+                            "unexpected key '%s' in the header (expected 'descr', "
+                            "'fortran_order', 'shape')",
+                            shown);
+        if (seen & which)
+            return npy_fail(e, WGNN_ERR_FORMAT, "duplicate key '%s' in the header", shown);
+        seen |= which;
+        npy_skip_ws(&c);
+        if (npy_peek(&c) != ':')
+            return npy_unexpected(e, &c, "':' after a key");
+        c.i++;
+        npy_skip_ws(&c);
+        if (which == NPY_KEY_DESCR)
+            st = npy_parse_descr(e, &c, &hd->dtype);
+        else if (which == NPY_KEY_FORTRAN)
+            st = npy_parse_bool(e, &c, &fortran);
+        else
+            st = npy_parse_shape(e, &c, hd->dims, &hd->rank);
+        if (st != WGNN_OK)
+            return st;
+        npy_skip_ws(&c);
+        if (npy_peek(&c) == ',') {
+            c.i++;
+        } else if (npy_peek(&c) != '}') {
+            if (c.i >= c.n)
+                return npy_fail(e, WGNN_ERR_FORMAT, "header dict is not closed with '}'");
+            return npy_unexpected(e, &c, "',' or '}' in the header dict");
+        }
+    }
+    c.i++;
+    npy_skip_ws(&c);
+    if (c.i < c.n)
+        return npy_unexpected(e, &c, "only padding after the header dict");
+    static const struct { int bit; const char *name; } keys[] = {
+        {NPY_KEY_DESCR, "descr"}, {NPY_KEY_FORTRAN, "fortran_order"}, {NPY_KEY_SHAPE, "shape"}};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        if (!(seen & keys[k].bit))
+            return npy_fail(e, WGNN_ERR_FORMAT, "header is missing the '%s' key", keys[k].name);
+    }
+    if (fortran)
+        return npy_fail(e, WGNN_ERR_FORMAT,
+                        "fortran_order True (column-major) is not supported; save "
+                        "np.ascontiguousarray(a) instead");
+    return WGNN_OK;
+}
+
+/* Validates the whole image (prefix, header, data size) without copying. */
+static wgnn_status npy_parse_header(const npy_err *e, const unsigned char *b, size_t len,
+                                    npy_header *hd)
+{
+    memset(hd, 0, sizeof *hd);
+    if (len == 0)
+        return npy_fail(e, WGNN_ERR_FORMAT, "file is empty (0 bytes)");
+    size_t cmp = len < NPY_MAGIC_LEN ? len : NPY_MAGIC_LEN;
+    if (memcmp(b, NPY_MAGIC, cmp) != 0)
+        return npy_fail(e, WGNN_ERR_FORMAT, "not a .npy file (bad magic; expected \\x93NUMPY)");
+    if (len < NPY_MAGIC_LEN + 2)
+        return npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes) to be a .npy file", len);
+    unsigned major = b[6], minor = b[7];
+    if (major < 1 || major > 3 || minor != 0)
+        return npy_fail(e, WGNN_ERR_FORMAT,
+                        "unsupported format version %u.%u (wgnn reads 1.0, 2.0, 3.0)", major,
+                        minor);
+    size_t prefix = major == 1 ? 10 : 12;
+    if (len < prefix)
+        return npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes) to be a .npy file", len);
+    uint32_t hlen = (uint32_t)b[8] | (uint32_t)b[9] << 8;
+    if (major != 1)
+        hlen |= (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
+    if (hlen > NPY_MAX_HEADER)
+        return npy_fail(e, WGNN_ERR_FORMAT, "header too long (%lu bytes; the limit is %u)",
+                        (unsigned long)hlen, NPY_MAX_HEADER);
+    if (hlen > len - prefix)
+        return npy_fail(e, WGNN_ERR_FORMAT,
+                        "header length %lu runs past the end of the file (%zu bytes after the "
+                        "prefix)",
+                        (unsigned long)hlen, len - prefix);
+    wgnn_status st = npy_parse_dict(e, b + prefix, hlen, hd);
+    if (st != WGNN_OK)
+        return st;
+
+    size_t esize = npy_dtype_size(hd->dtype);
+    uint64_t numel = 1;
+    for (int i = 0; i < hd->rank; i++) {
+        if ((uint64_t)hd->dims[i] > UINT64_MAX / numel) {
+            char shape[NPY_SHAPE_STR];
+            npy_shape_str(hd->dims, hd->rank, shape, sizeof shape);
+            return npy_fail(e, WGNN_ERR_FORMAT, "shape %s is too large: element count overflows "
+                            "64 bits", shape);
+        }
+        numel *= (uint64_t)hd->dims[i];
+    }
+    if (numel > UINT64_MAX / esize) {
+        char shape[NPY_SHAPE_STR];
+        npy_shape_str(hd->dims, hd->rank, shape, sizeof shape);
+        return npy_fail(e, WGNN_ERR_FORMAT, "shape %s is too large: byte count overflows 64 bits",
+                        shape);
+    }
+    uint64_t nbytes = numel * esize;
+    size_t offset = prefix + hlen;
+    uint64_t avail = (uint64_t)(len - offset);
+    if (nbytes > avail)
+        return npy_fail(e, WGNN_ERR_FORMAT, "truncated: expected %llu data bytes, found %llu",
+                        (unsigned long long)nbytes, (unsigned long long)avail);
+    if (nbytes < avail)
+        return npy_fail(e, WGNN_ERR_FORMAT,
+                        "%llu trailing bytes after the %llu data bytes the header describes",
+                        (unsigned long long)(avail - nbytes), (unsigned long long)nbytes);
+    hd->numel = numel;
+    hd->nbytes = nbytes;
+    hd->data_offset = offset;
+    return WGNN_OK;
+}
+
+static void npy_fill(wgnn_npy *out, const npy_header *hd, void *data)
+{
+    out->dtype = hd->dtype;
+    out->rank = hd->rank;
+    memcpy(out->dims, hd->dims, sizeof out->dims);
+    out->data = data;
+    out->numel = hd->numel;
+    out->nbytes = hd->nbytes;
+}
+
+/* ---- public API ---------------------------------------------------------- */
+
+wgnn_status wgnn_npy_parse(const void *buf, size_t len, wgnn_npy *out, char *err, size_t err_len)
+{
+    npy_err e = {err, err_len, NULL};
+    npy_header hd;
+    if (err && err_len)
+        err[0] = '\0';
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (out == NULL || (buf == NULL && len != 0))
+        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "parse: %s is NULL", out ? "buf" : "out");
+    wgnn_status st = npy_parse_header(&e, buf, len, &hd);
+    if (st != WGNN_OK)
+        return st;
+    void *data = malloc((size_t)hd.nbytes);
+    if (data == NULL)
+        return npy_fail(&e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %llu data bytes",
+                        (unsigned long long)hd.nbytes);
+    memcpy(data, (const unsigned char *)buf + hd.data_offset, (size_t)hd.nbytes);
+    npy_fill(out, &hd, data);
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_npy_load(const char *path, wgnn_npy *out, char *err, size_t err_len)
+{
+    npy_err e = {err, err_len, path};
+    wgnn_status st = WGNN_OK;
+    FILE *f = NULL;
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    npy_header hd;
+
+    if (err && err_len)
+        err[0] = '\0';
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (path == NULL || out == NULL) {
+        e.path = NULL;
+        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "load: %s is NULL", path ? "out" : "path");
+        goto cleanup;
+    }
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        st = npy_fail(&e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
+        goto cleanup;
+    }
+    /* Read one byte first: it fails cleanly on a directory, whose size
+     * fseek/ftell may report as anything. */
+    int first = fgetc(f);
+    if (first == EOF && ferror(f)) {
+        st = npy_fail(&e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
+        goto cleanup;
+    }
+    if (first != EOF) {
+        long size;
+        if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+            st = npy_fail(&e, WGNN_ERR_IO, "cannot determine the file size: %s",
+                          strerror(errno));
+            goto cleanup;
+        }
+        if ((unsigned long)size > SIZE_MAX) {
+            st = npy_fail(&e, WGNN_ERR_IO, "file of %ld bytes does not fit in memory", size);
+            goto cleanup;
+        }
+        len = (size_t)size;
+        buf = malloc(len ? len : 1);
+        if (buf == NULL) {
+            st = npy_fail(&e, WGNN_ERR_OUT_OF_MEMORY, "out of memory reading %zu bytes", len);
+            goto cleanup;
+        }
+        size_t got = fread(buf, 1, len, f);
+        if (got != len) {
+            if (ferror(f))
+                st = npy_fail(&e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
+            else
+                st = npy_fail(&e, WGNN_ERR_IO, "file shrank while reading (%zu of %zu bytes)",
+                              got, len);
+            goto cleanup;
+        }
+    }
+    st = npy_parse_header(&e, buf, len, &hd);
+    if (st != WGNN_OK)
+        goto cleanup;
+    /* Reuse the file buffer for the data rather than holding two copies. */
+    memmove(buf, buf + hd.data_offset, (size_t)hd.nbytes);
+    unsigned char *shrunk = realloc(buf, (size_t)hd.nbytes);
+    if (shrunk != NULL)
+        buf = shrunk;
+    npy_fill(out, &hd, buf);
+    buf = NULL;
+
+cleanup:
+    free(buf);
+    if (f != NULL)
+        fclose(f);
+    return st;
+}
+
+/* Builds the full header (magic, version, length, padded dict) into out;
+ * returns its length, or 0 when out is too small. */
+static size_t npy_build_header(wgnn_dtype dtype, int rank, const int64_t *dims, unsigned char *out,
+                               size_t out_len)
+{
+    char shape[NPY_SHAPE_STR];
+    char dict[NPY_SHAPE_STR + 128];
+    npy_shape_str(dims, rank, shape, sizeof shape);
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                     npy_dtype_descr(dtype), shape);
+    if (n < 0 || (size_t)n >= sizeof dict)
+        return 0;
+    size_t dlen = (size_t)n;
+    /* numpy leaves room for the first dim to grow to 21 digits in place. */
+    if (rank > 0) {
+        char first[24];
+        int fl = snprintf(first, sizeof first, "%lld", (long long)dims[0]);
+        if (fl > 0 && fl < NPY_GROWTH_DIGITS)
+            dlen += (size_t)(NPY_GROWTH_DIGITS - fl);
+    }
+    size_t prefix = 10;
+    size_t pad = NPY_ALIGN - (prefix + dlen + 1) % NPY_ALIGN; /* numpy pads 64 when aligned */
+    if (dlen + pad + 1 > 0xffff) {
+        prefix = 12;
+        pad = NPY_ALIGN - (prefix + dlen + 1) % NPY_ALIGN;
+    }
+    size_t hlen = dlen + pad + 1;
+    size_t total = prefix + hlen;
+    if (total > out_len)
+        return 0;
+    memcpy(out, NPY_MAGIC, NPY_MAGIC_LEN);
+    out[6] = prefix == 10 ? 1 : 2;
+    out[7] = 0;
+    out[8] = (unsigned char)(hlen & 0xff);
+    out[9] = (unsigned char)(hlen >> 8 & 0xff);
+    if (prefix == 12) {
+        out[10] = (unsigned char)(hlen >> 16 & 0xff);
+        out[11] = (unsigned char)(hlen >> 24 & 0xff);
+    }
+    memcpy(out + prefix, dict, (size_t)n);
+    memset(out + prefix + n, ' ', total - 1 - prefix - (size_t)n);
+    out[total - 1] = '\n';
+    return total;
+}
+
+wgnn_status wgnn_npy_save(const char *path, wgnn_dtype dtype, int rank, const int64_t *dims,
+                          const void *data, char *err, size_t err_len)
+{
+    npy_err e = {err, err_len, NULL};
+    wgnn_status st = WGNN_OK;
+    char *tmp = NULL;
+    FILE *f = NULL;
+    int created = 0;
+    unsigned char header[1024];
+
+    if (err && err_len)
+        err[0] = '\0';
+    if (path == NULL || (rank > 0 && dims == NULL) || data == NULL) {
+        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: %s is NULL",
+                      path == NULL ? "path" : data == NULL ? "data" : "dims");
+        goto cleanup;
+    }
+    e.path = path;
+    size_t esize = npy_dtype_size(dtype);
+    if (esize == 0) {
+        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: unknown dtype %d", (int)dtype);
+        goto cleanup;
+    }
+    if (rank < 0 || rank > WGNN_MAX_RANK) {
+        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: rank %d is outside 0..%d", rank,
+                      WGNN_MAX_RANK);
+        goto cleanup;
+    }
+    uint64_t nbytes = esize;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 1) {
+            st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: dims[%d] = %lld; every dim must "
+                          "be >= 1", i, (long long)dims[i]);
+            goto cleanup;
+        }
+        if ((uint64_t)dims[i] > UINT64_MAX / nbytes || (uint64_t)dims[i] * nbytes > SIZE_MAX) {
+            st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: shape is too large (byte count "
+                          "overflows)");
+            goto cleanup;
+        }
+        nbytes *= (uint64_t)dims[i];
+    }
+    size_t hsize = npy_build_header(dtype, rank, dims, header, sizeof header);
+    if (hsize == 0) {
+        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: header does not fit");
+        goto cleanup;
+    }
+
+    size_t tmp_len = strlen(path) + 32;
+    tmp = malloc(tmp_len);
+    if (tmp == NULL) {
+        st = npy_fail(&e, WGNN_ERR_OUT_OF_MEMORY, "out of memory");
+        goto cleanup;
+    }
+    snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "wb");
+    if (f == NULL) {
+        st = npy_fail(&e, WGNN_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    created = 1;
+    if (fwrite(header, 1, hsize, f) != hsize || fwrite(data, 1, (size_t)nbytes, f) != nbytes ||
+        fflush(f) != 0) {
+        st = npy_fail(&e, WGNN_ERR_IO, "write to '%s' failed: %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    int rc = fclose(f);
+    f = NULL;
+    if (rc != 0) {
+        st = npy_fail(&e, WGNN_ERR_IO, "write to '%s' failed: %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    if (rename(tmp, path) != 0) {
+        st = npy_fail(&e, WGNN_ERR_IO, "cannot rename '%s' onto it: %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    created = 0;
+
+cleanup:
+    if (f != NULL)
+        fclose(f);
+    if (created)
+        remove(tmp);
+    free(tmp);
+    return st;
+}
+
+void wgnn_npy_free(wgnn_npy *n)
+{
+    if (n == NULL)
+        return;
+    free(n->data);
+    n->data = NULL;
+}

@@ -1,0 +1,360 @@
+/* sdpa.c - scaled dot-product attention: validation, routing, dispatch.
+ *
+ * Two implementations share one validation:
+ *   three-pass  sdpa_qk (or sdpa_qk_entry) -> sdpa_softmax -> sdpa_av, with two
+ *               B*H*S_q*S_kv fp32 scratch buffers, chunked over batch*heads
+ *               where they would pass the device's buffer limits;
+ *   fused       sdpa_fused, one dispatch, online softmax, no score buffer.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Uniforms: C twins of the WGSL Params structs. */
+typedef struct qk_params {
+    uint32_t row_base, n_rows, s_q, s_kv, d4;
+    float scale;
+    uint32_t has_mask, pad;
+} qk_params;
+typedef struct av_params {
+    uint32_t row_base, n_rows, s_q, s_kv, d4, pad0, pad1, pad2;
+} av_params;
+typedef struct softmax_params {
+    uint32_t n_rows, n_cols, pad0, pad1;
+} softmax_params;
+typedef struct fused_params {
+    uint32_t n_groups, n_qtiles, s_q, s_kv;
+    float qscale;
+    uint32_t pad0, pad1, pad2;
+} fused_params;
+_Static_assert(sizeof(qk_params) == 32, "QkParams is 32 bytes");
+_Static_assert(sizeof(av_params) == 32, "AvParams is 32 bytes");
+_Static_assert(sizeof(softmax_params) == 16, "SoftmaxParams is 16 bytes");
+_Static_assert(sizeof(fused_params) == 32, "fused Params is 32 bytes");
+
+/* Below this many query rows (B*H*S_q) the one-thread-per-row QK kernel
+ * leaves the GPU idle and the per-entry kernel wins (docs/PERFORMANCE.md). */
+#define WGNN__CHANNEL_ROWS 1024u
+
+typedef struct sdpa_shape {
+    uint64_t bh;      /* product of batch dims and H */
+    uint64_t s_q, s_kv, d;
+    double scale;
+    const wgnn_tensor *mask;
+} sdpa_shape;
+
+static void dims_str(const wgnn_tensor *t, char *buf, size_t cap) {
+    size_t n = (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < t->rank && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)t->dims[i]);
+    if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+static wgnn_status check_binding(wgnn_context *ctx, const wgnn_tensor *t, const char *name) {
+    if (t->buf_size > ctx->limits.maxStorageBufferBindingSize)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "sdpa: %s holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu bytes)",
+                         name, (unsigned long long)t->buf_size,
+                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    return WGNN_OK;
+}
+
+static wgnn_status validate(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
+                            const wgnn_sdpa_options *o, const wgnn_tensor *out, sdpa_shape *sh) {
+    if (!q || !k || !v || !out)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s must not be NULL",
+                         !q ? "q" : !k ? "k" : !v ? "v" : "out");
+    const wgnn_tensor *all[5] = {q, k, v, out, o ? o->mask : NULL};
+    const char *names[5] = {"q", "k", "v", "out", "mask"};
+    for (int i = 0; i < 5; i++) {
+        if (!all[i]) continue;
+        if (all[i]->ctx != ctx)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s belongs to another context", names[i]);
+        if (all[i]->dtype != WGNN_F32)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s is %s; sdpa takes float32 only", names[i],
+                             wgnn_dtype_name(all[i]->dtype));
+    }
+    char qs[160], ks[160], vs[160], os[160];
+    dims_str(q, qs, sizeof qs);
+    dims_str(k, ks, sizeof ks);
+    dims_str(v, vs, sizeof vs);
+    dims_str(out, os, sizeof os);
+    int r = q->rank;
+    if (r < 3)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: q is %s (rank %d); q, k, v need rank >= 3 ([..., H, S, D])",
+                         qs, r);
+    if (k->rank != r || v->rank != r)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: q %s, k %s and v %s must have the same rank", qs, ks, vs);
+    for (int i = 0; i < r; i++)
+        if (k->dims[i] != v->dims[i])
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: k %s and v %s must have the same dims", ks, vs);
+    for (int i = 0; i < r - 2; i++)
+        if (q->dims[i] != k->dims[i])
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                             "sdpa: q %s and k %s differ in dim %d: batch and head dims (all but the last two) must match",
+                             qs, ks, i);
+    if (q->dims[r - 1] != k->dims[r - 1])
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: head dim D differs: q %s has %lld, k %s has %lld", qs,
+                         (long long)q->dims[r - 1], ks, (long long)k->dims[r - 1]);
+    if (out->rank != r || memcmp(out->dims, q->dims, (size_t)r * sizeof q->dims[0]) != 0)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: out is %s but must have q's shape %s", os, qs);
+    wgnn_status s = wgnn__check_vec4_aligned(ctx, "sdpa", "head dim D", q->dims[r - 1]);
+    if (s != WGNN_OK) return s;
+    sh->bh = 1;
+    for (int i = 0; i < r - 2; i++) sh->bh *= (uint64_t)q->dims[i];
+    sh->s_q = (uint64_t)q->dims[r - 2];
+    sh->s_kv = (uint64_t)k->dims[r - 2];
+    sh->d = (uint64_t)q->dims[r - 1];
+    sh->mask = o ? o->mask : NULL;
+    if (sh->mask) {
+        const wgnn_tensor *m = sh->mask;
+        char ms[160];
+        dims_str(m, ms, sizeof ms);
+        bool ok = m->rank == r && m->dims[r - 1] == (int64_t)sh->s_kv;
+        for (int i = 0; ok && i < r - 1; i++) ok = m->dims[i] == q->dims[i];
+        if (!ok) {
+            char want[160];
+            size_t n = (size_t)snprintf(want, sizeof want, "[");
+            for (int i = 0; i < r - 1 && n < sizeof want; i++)
+                n += (size_t)snprintf(want + n, sizeof want - n, "%lld,", (long long)q->dims[i]);
+            if (n < sizeof want) snprintf(want + n, sizeof want - n, "%llu]", (unsigned long long)sh->s_kv);
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: mask is %s but must be [..., H, S_q, S_kv] = %s", ms,
+                             want);
+        }
+    }
+    if (out == q || out == k || out == v || (sh->mask && out == sh->mask))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: out must be a different tensor from q, k, v and mask");
+    if (o && o->has_scale && !isfinite(o->scale))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: scale %g is not finite", (double)o->scale);
+    sh->scale = (o && o->has_scale) ? (double)o->scale : 1.0 / sqrt((double)sh->d);
+    for (int i = 0; i < 5; i++) {
+        if (!all[i]) continue;
+        s = check_binding(ctx, all[i], names[i]);
+        if (s != WGNN_OK) return s;
+    }
+    return WGNN_OK;
+}
+
+/* ---- fused --------------------------------------------------------------- */
+
+typedef struct fused_cfg {
+    uint32_t ty, tx, oj;
+} fused_cfg;
+
+static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx) {
+    return 16u * ((uint64_t)4 * d4 * ty + 4ull * d4 * tx + 4ull * tx * d4 + 4ull * tx * ty + (uint64_t)ty * tx);
+}
+
+/* Largest tile that fits the adapter's workgroup memory and size limits.
+ * WGNN_FUSED_TILE=TYxTX (e.g. 8x8) overrides it, for tuning. */
+static bool fused_config(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
+    static const uint32_t cand[][2] = {{16, 8}, {8, 8}, {8, 4}, {4, 4}, {4, 2}, {2, 2}, {1, 2}, {1, 1}};
+    const WGPULimits *L = &ctx->limits;
+    const char *env = getenv("WGNN_FUSED_TILE");
+    unsigned ety = 0, etx = 0;
+    bool use_env = env && sscanf(env, "%ux%u", &ety, &etx) == 2 && ety && etx;
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0] + (use_env ? 1 : 0); i++) {
+        uint32_t ty = use_env && i == 0 ? ety : cand[i - (use_env ? 1 : 0)][0];
+        uint32_t tx = use_env && i == 0 ? etx : cand[i - (use_env ? 1 : 0)][1];
+        if (fused_smem(d4, ty, tx) > L->maxComputeWorkgroupStorageSize) continue;
+        if (ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
+            ty > L->maxComputeWorkgroupSizeY)
+            continue;
+        c->ty = ty;
+        c->tx = tx;
+        c->oj = (d4 + tx - 1) / tx;
+        return true;
+    }
+    return false;
+}
+
+static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
+                             const wgnn_tensor *out, const sdpa_shape *sh) {
+    uint32_t d4 = (uint32_t)(sh->d / 4);
+    fused_cfg c;
+    if (!fused_config(ctx, d4, &c))
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "sdpa fused: D=%llu needs more workgroup memory than the device's "
+                         "maxComputeWorkgroupStorageSize (%u bytes) has; use the three-pass implementation",
+                         (unsigned long long)sh->d, ctx->limits.maxComputeWorkgroupStorageSize);
+    char prelude[96];
+    snprintf(prelude, sizeof prelude, "const D4: u32 = %uu;\nconst OJ: u32 = %uu;", d4, c.oj);
+    wgnn__const consts[3] = {{"TY", c.ty}, {"TX", c.tx}, {"HAS_MASK", sh->mask ? 1 : 0}};
+    wgnn__pipe_entry *pipe;
+    wgnn_status s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 3, &pipe);
+    if (s != WGNN_OK) return s;
+    uint64_t br = 4u * c.ty;
+    uint64_t n_qtiles = (sh->s_q + br - 1) / br;
+    uint64_t n_groups = sh->bh * n_qtiles;
+    if (n_groups > UINT32_MAX)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: %llu workgroups is too many", (unsigned long long)n_groups);
+    uint32_t gx, gy;
+    s = wgnn__compute_2d_workgroup_count(ctx, n_groups, ctx->limits.maxComputeWorkgroupsPerDimension, "sdpa fused",
+                                         &gx, &gy);
+    if (s != WGNN_OK) return s;
+    fused_params p = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
+                      (float)(sh->scale * 1.4426950408889634), 0, 0, 0};
+    WGPUBuffer ub = NULL;
+    s = wgnn__make_uniform(ctx, &p, sizeof p, &ub);
+    if (s != WGNN_OK) return s;
+    wgnn__binding b[6] = {{ub, 0, 0},
+                          {q->buf, 0, 0},
+                          {k->buf, 0, 0},
+                          {v->buf, 0, 0},
+                          {wgnn__make_optional_binding(ctx, sh->mask ? sh->mask->buf : NULL), 0, 0},
+                          {out->buf, 0, 0}};
+    WGPUComputePassEncoder pass = NULL;
+    s = wgnn__pass_begin(ctx, &pass);
+    if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, pipe, b, 6, gx, gy, 1);
+    wgnn__pass_end(ctx, pass);
+    wgpuBufferRelease(ub);
+    return s;
+}
+
+/* ---- three-pass ------------------------------------------------------------ */
+
+static wgnn_status three_pass_chunk(const wgnn_context *ctx, const sdpa_shape *sh, uint64_t *chunk_bh,
+                                    uint64_t *per_bh) {
+    *per_bh = sh->s_q * sh->s_kv * 4u;
+    uint64_t cap = ctx->limits.maxStorageBufferBindingSize;
+    if (ctx->limits.maxBufferSize < cap) cap = ctx->limits.maxBufferSize;
+    if (*per_bh > cap) return WGNN_ERR_LIMIT;
+    *chunk_bh = cap / *per_bh;
+    if (*chunk_bh > sh->bh) *chunk_bh = sh->bh;
+    return WGNN_OK;
+}
+
+static wgnn_status run_three_pass(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
+                                  const wgnn_tensor *out, const sdpa_shape *sh, bool per_entry) {
+    uint64_t chunk_bh, per_bh;
+    if (three_pass_chunk(ctx, sh, &chunk_bh, &per_bh) != WGNN_OK)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "sdpa three-pass: the scores of one head need %llu bytes, past the device's "
+                         "maxStorageBufferBindingSize/maxBufferSize (%llu bytes); use the fused implementation",
+                         (unsigned long long)(sh->s_q * sh->s_kv * 4u),
+                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    uint32_t d4 = (uint32_t)(sh->d / 4);
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
+    wgnn__const wgc[1] = {{"WG", wg}};
+    wgnn__pipe_entry *p_qk, *p_sm, *p_av;
+    wgnn_status s = wgnn__make_compute_pipeline(ctx, per_entry ? "sdpa_qk_entry" : "sdpa_qk", NULL, wgc, 1, &p_qk);
+    if (s == WGNN_OK) s = wgnn__make_compute_pipeline(ctx, "sdpa_softmax", NULL, NULL, 0, &p_sm);
+    if (s == WGNN_OK) s = wgnn__make_compute_pipeline(ctx, "sdpa_av", NULL, wgc, 1, &p_av);
+    if (s != WGNN_OK) return s;
+
+    WGPUBuffer scores = NULL, probs = NULL, ub[3] = {NULL, NULL, NULL};
+    WGPUComputePassEncoder pass = NULL;
+    uint64_t chunk_bytes = chunk_bh * per_bh;
+    s = wgnn__buffer_create(ctx, chunk_bytes, WGPUBufferUsage_Storage, "sdpa scores", &scores);
+    if (s == WGNN_OK) s = wgnn__buffer_create(ctx, chunk_bytes, WGPUBufferUsage_Storage, "sdpa probs", &probs);
+    if (s != WGNN_OK) goto cleanup;
+    uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
+    for (uint64_t bh0 = 0; bh0 < sh->bh; bh0 += chunk_bh) {
+        uint64_t nbh = sh->bh - bh0 < chunk_bh ? sh->bh - bh0 : chunk_bh;
+        uint32_t rows = (uint32_t)(nbh * sh->s_q);
+        qk_params qp = {(uint32_t)(bh0 * sh->s_q), rows, (uint32_t)sh->s_q, (uint32_t)sh->s_kv, d4,
+                        (float)sh->scale, sh->mask ? 1u : 0u, 0};
+        softmax_params sp = {rows, (uint32_t)sh->s_kv, 0, 0};
+        av_params ap = {(uint32_t)(bh0 * sh->s_q), rows, (uint32_t)sh->s_q, (uint32_t)sh->s_kv, d4, 0, 0, 0};
+        for (int i = 0; i < 3; i++) {
+            if (ub[i]) wgpuBufferRelease(ub[i]);
+            ub[i] = NULL;
+        }
+        s = wgnn__make_uniform(ctx, &qp, sizeof qp, &ub[0]);
+        if (s == WGNN_OK) s = wgnn__make_uniform(ctx, &sp, sizeof sp, &ub[1]);
+        if (s == WGNN_OK) s = wgnn__make_uniform(ctx, &ap, sizeof ap, &ub[2]);
+        if (s != WGNN_OK) goto cleanup;
+        uint32_t qx, qy, sx, sy, ax, ay;
+        uint64_t qk_items = per_entry ? (uint64_t)rows * sh->s_kv : rows;
+        s = wgnn__compute_2d_workgroup_count(ctx, (qk_items + wg - 1) / wg, maxd, "sdpa qk", &qx, &qy);
+        if (s == WGNN_OK) s = wgnn__compute_2d_workgroup_count(ctx, rows, maxd, "sdpa softmax", &sx, &sy);
+        if (s == WGNN_OK)
+            s = wgnn__compute_2d_workgroup_count(ctx, ((uint64_t)rows * d4 + wg - 1) / wg, maxd, "sdpa av", &ax, &ay);
+        if (s != WGNN_OK) goto cleanup;
+        wgnn__binding bq[5] = {{ub[0], 0, 0},
+                               {q->buf, 0, 0},
+                               {k->buf, 0, 0},
+                               {wgnn__make_optional_binding(ctx, sh->mask ? sh->mask->buf : NULL), 0, 0},
+                               {scores, 0, 0}};
+        wgnn__binding bs[3] = {{ub[1], 0, 0}, {scores, 0, 0}, {probs, 0, 0}};
+        wgnn__binding ba[4] = {{ub[2], 0, 0}, {probs, 0, 0}, {v->buf, 0, 0}, {out->buf, 0, 0}};
+        s = wgnn__pass_begin(ctx, &pass);
+        if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, p_qk, bq, 5, qx, qy, 1);
+        if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, p_sm, bs, 3, sx, sy, 1);
+        if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, p_av, ba, 4, ax, ay, 1);
+        wgnn__pass_end(ctx, pass);
+        pass = NULL;
+        if (s != WGNN_OK) goto cleanup;
+    }
+cleanup:
+    for (int i = 0; i < 3; i++)
+        if (ub[i]) wgpuBufferRelease(ub[i]);
+    if (probs) wgpuBufferRelease(probs);
+    if (scores) wgpuBufferRelease(scores);
+    return s;
+}
+
+/* ---- routing ------------------------------------------------------------- */
+
+static wgnn_sdpa_impl route(const wgnn_context *ctx, const sdpa_shape *sh, wgnn_sdpa_impl want) {
+    if (want != WGNN_SDPA_AUTO) return want;
+    fused_cfg c;
+    if (fused_config(ctx, (uint32_t)(sh->d / 4), &c)) return WGNN_SDPA_FUSED;
+    return sh->bh * sh->s_q < WGNN__CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
+}
+
+static wgnn_status prepare(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
+                           const wgnn_sdpa_options *opts, const wgnn_tensor *out, sdpa_shape *sh,
+                           wgnn_sdpa_impl *impl) {
+    wgnn_status s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    s = validate(ctx, q, k, v, opts, out, sh);
+    if (s != WGNN_OK) return s;
+    wgnn_sdpa_impl want = opts ? opts->impl : WGNN_SDPA_AUTO;
+    if (want != WGNN_SDPA_AUTO && want != WGNN_SDPA_THREE_PASS && want != WGNN_SDPA_FUSED &&
+        want != WGNN_SDPA_CHANNEL)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: unknown impl %d", (int)want);
+    *impl = route(ctx, sh, want);
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_sdpa(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
+                      const wgnn_sdpa_options *opts, wgnn_tensor *out) {
+    if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
+    sdpa_shape sh;
+    wgnn_sdpa_impl impl;
+    wgnn_status s = prepare(ctx, q, k, v, opts, out, &sh, &impl);
+    if (s != WGNN_OK) return s;
+    if (impl == WGNN_SDPA_FUSED) return run_fused(ctx, q, k, v, out, &sh);
+    bool per_entry = impl == WGNN_SDPA_CHANNEL ||
+                     (impl == WGNN_SDPA_THREE_PASS && sh.bh * sh.s_q < WGNN__CHANNEL_ROWS);
+    return run_three_pass(ctx, q, k, v, out, &sh, per_entry);
+}
+
+wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k,
+                                    const wgnn_tensor *v, const wgnn_sdpa_options *opts, uint64_t *bytes,
+                                    wgnn_sdpa_impl *routed) {
+    if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
+    if (!bytes) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa_scratch_bytes: bytes must not be NULL");
+    sdpa_shape sh;
+    wgnn_sdpa_impl impl;
+    /* out is only validated for shape: q stands in for it. */
+    wgnn_sdpa_options o = opts ? *opts : (wgnn_sdpa_options){0};
+    wgnn_status s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    wgnn_tensor fake_out;
+    if (!q) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: q must not be NULL");
+    fake_out = *q;
+    s = prepare(ctx, q, k, v, &o, &fake_out, &sh, &impl);
+    if (s != WGNN_OK) return s;
+    *bytes = 0;
+    if (impl != WGNN_SDPA_FUSED) {
+        uint64_t chunk_bh, per_bh;
+        if (three_pass_chunk(ctx, &sh, &chunk_bh, &per_bh) == WGNN_OK) *bytes = 2u * chunk_bh * per_bh;
+    }
+    if (routed) *routed = impl;
+    return WGNN_OK;
+}

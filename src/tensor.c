@@ -1,0 +1,101 @@
+/* tensor.c - GPU buffers with a dtype and a shape; upload and readback. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+wgnn_status wgnn_tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, const int64_t *dims,
+                               wgnn_tensor **out) {
+    if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
+    if (!out) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: out must not be NULL");
+    *out = NULL;
+    wgnn_status s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    size_t es = wgnn_dtype_size(dtype);
+    if (es == 0) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: unknown dtype %d", (int)dtype);
+    if (rank < 1 || rank > WGNN_MAX_RANK)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: rank %d outside 1..%d", rank, WGNN_MAX_RANK);
+    if (!dims) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: dims must not be NULL");
+    uint64_t numel = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 1)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: dim %d is %lld; every dim must be >= 1", i,
+                             (long long)dims[i]);
+        if (!wgnn__mul_u64(numel, (uint64_t)dims[i], &numel))
+            return wgnn__err(ctx, WGNN_ERR_LIMIT, "tensor_create: element count overflows 64 bits");
+    }
+    uint64_t nbytes;
+    if (!wgnn__mul_u64(numel, es, &nbytes) || nbytes > UINT64_MAX - 3)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "tensor_create: byte size overflows 64 bits");
+    if (nbytes > ctx->limits.maxBufferSize)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "tensor_create: %llu bytes pass the device's maxBufferSize (%llu bytes)",
+                         (unsigned long long)nbytes, (unsigned long long)ctx->limits.maxBufferSize);
+    wgnn_tensor *t = calloc(1, sizeof *t);
+    if (!t) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "tensor_create: out of host memory");
+    s = wgnn__buffer_create(ctx, nbytes,
+                            WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst, "tensor",
+                            &t->buf);
+    if (s != WGNN_OK) {
+        free(t);
+        return s;
+    }
+    t->ctx = ctx;
+    t->dtype = dtype;
+    t->rank = rank;
+    memcpy(t->dims, dims, (size_t)rank * sizeof dims[0]);
+    t->numel = numel;
+    t->nbytes = nbytes;
+    t->buf_size = (nbytes + 3u) & ~(uint64_t)3u;
+    *out = t;
+    return WGNN_OK;
+}
+
+void wgnn_tensor_destroy(wgnn_tensor *t) {
+    if (!t) return;
+    if (t->buf) wgpuBufferRelease(t->buf); /* recorded work keeps its own reference */
+    free(t);
+}
+
+static wgnn_status check_io(wgnn_context *ctx, const wgnn_tensor *t, const void *data, size_t bytes,
+                            const char *what) {
+    if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
+    if (!t || !data) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: tensor and data must not be NULL", what);
+    if (t->ctx != ctx) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: tensor belongs to another context", what);
+    if (bytes != t->nbytes)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: %zu bytes given, the tensor holds %llu", what, bytes,
+                         (unsigned long long)t->nbytes);
+    return wgnn__check_health(ctx);
+}
+
+wgnn_status wgnn_tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *data, size_t bytes) {
+    wgnn_status s = check_io(ctx, t, data, bytes, "tensor_upload");
+    if (s != WGNN_OK) return s;
+    /* Queue writes run before any later submit: submit what was recorded so
+     * that it reads the old contents, as documented. */
+    if (ctx->enc) {
+        s = wgnn__flush(ctx, false);
+        if (s != WGNN_OK) return s;
+    }
+    size_t body = bytes & ~(size_t)3u;
+    wgnn__scope_push(ctx);
+    if (body) wgpuQueueWriteBuffer(ctx->queue, t->buf, 0, data, body);
+    if (body < bytes) { /* f16 tensors with an odd element count */
+        unsigned char tail[4] = {0};
+        memcpy(tail, (const unsigned char *)data + body, bytes - body);
+        wgpuQueueWriteBuffer(ctx->queue, t->buf, body, tail, 4);
+    }
+    return wgnn__scope_pop(ctx, "tensor_upload");
+}
+
+wgnn_status wgnn_tensor_download(wgnn_context *ctx, const wgnn_tensor *t, void *data, size_t bytes) {
+    wgnn_status s = check_io(ctx, t, data, bytes, "tensor_download");
+    if (s != WGNN_OK) return s;
+    return wgnn__read_buffer(ctx, t->buf, t->buf_size, data, bytes);
+}
+
+wgnn_dtype wgnn_tensor_dtype(const wgnn_tensor *t) { return t ? t->dtype : WGNN_F32; }
+int wgnn_tensor_rank(const wgnn_tensor *t) { return t ? t->rank : 0; }
+const int64_t *wgnn_tensor_dims(const wgnn_tensor *t) { return t ? t->dims : NULL; }
+uint64_t wgnn_tensor_numel(const wgnn_tensor *t) { return t ? t->numel : 0; }
+uint64_t wgnn_tensor_nbytes(const wgnn_tensor *t) { return t ? t->nbytes : 0; }

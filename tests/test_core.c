@@ -1,0 +1,192 @@
+/* test_core.c - dispatch math, context, tensors, pipelines, error capture. */
+#include "internal.h"
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+static void test_grid_math(void) {
+    uint32_t x, y;
+    CHECK(wgnn__grid_2d(1, 65535, &x, &y) && x == 1 && y == 1, "1 group");
+    CHECK(wgnn__grid_2d(65535, 65535, &x, &y) && x == 65535 && y == 1, "at the limit: 1-D");
+    /* Past the limit: near-square, covers every group, overshoot < one row. */
+    const uint64_t ns[] = {65536, 65537, 100000, 1000003, 123456789, 65535ull * 65535ull};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        uint64_t n = ns[i];
+        int ok = wgnn__grid_2d(n, 65535, &x, &y);
+        CHECK(ok, "n=%llu fits", (unsigned long long)n);
+        if (!ok) continue;
+        uint64_t cover = (uint64_t)x * y;
+        CHECK(x <= 65535 && y <= 65535, "n=%llu: %u x %u within the limit", (unsigned long long)n, x, y);
+        CHECK(cover >= n, "n=%llu covered by %u x %u", (unsigned long long)n, x, y);
+        CHECK(cover - n < x, "n=%llu: overshoot %llu is less than one row of %u", (unsigned long long)n,
+              (unsigned long long)(cover - n), x);
+        CHECK(x >= y && x - y <= 1 + x / 1000, "n=%llu near-square %u x %u", (unsigned long long)n, x, y);
+    }
+    CHECK(!wgnn__grid_2d(65535ull * 65535ull + 1, 65535, &x, &y), "past 65535^2 does not fit");
+    /* Exhaustive small limit: every n gets exact coverage with max 7. */
+    for (uint64_t n = 1; n <= 49; n++) {
+        int ok = wgnn__grid_2d(n, 7, &x, &y);
+        CHECK(ok && (uint64_t)x * y >= n && (uint64_t)x * y - n < x && x <= 7 && y <= 7, "n=%llu max 7",
+              (unsigned long long)n);
+    }
+    CHECK(!wgnn__grid_2d(50, 7, &x, &y), "50 > 7*7");
+    uint64_t p;
+    CHECK(wgnn__mul_u64(1ull << 32, 1ull << 31, &p) && p == 1ull << 63, "mul ok");
+    CHECK(!wgnn__mul_u64(1ull << 32, 1ull << 32, &p), "mul overflow caught");
+}
+
+static void test_context(wgnn_context *ctx) {
+    wgnn_adapter_info ai;
+    wgnn_context_adapter(ctx, &ai);
+    CHECK(strcmp(ai.backend, "null") != 0, "never Dawn's Null backend (got %s)", ai.backend);
+    CHECK(strcmp(ai.backend, "vulkan") == 0, "Vulkan backend (got %s)", ai.backend);
+    wgnn_limits l;
+    wgnn_context_limits(ctx, &l);
+    CHECK(l.max_compute_workgroup_storage_size >= 16384, "workgroup storage %u", l.max_compute_workgroup_storage_size);
+    CHECK(l.max_storage_buffer_binding_size >= (128u << 20), "binding size %llu",
+          (unsigned long long)l.max_storage_buffer_binding_size);
+    CHECK(wgnn_context_health(ctx) == WGNN_OK, "healthy");
+    size_t n = 0;
+    wgnn_adapter_info list[8];
+    char err[256];
+    CHECK(wgnn_adapters_list(list, 8, &n, err, sizeof err) == WGNN_OK && n >= 1, "adapter list: %zu", n);
+
+    wgnn_context *bad = NULL;
+    wgnn_context_options o = {0};
+    o.adapter = "no-such-adapter-xyz";
+    CHECK(wgnn_context_create(&o, &bad) == WGNN_ERR_NO_ADAPTER, "unknown adapter name refused");
+    CHECK(bad && strstr(wgnn_context_error(bad), "no-such-adapter-xyz"), "message names it: %s",
+          wgnn_context_error(bad));
+    wgnn_context_destroy(bad);
+    wgnn_context_destroy(NULL);
+}
+
+static void test_tensors(wgnn_context *ctx) {
+    int64_t dims[3] = {2, 3, 5};
+    wgnn_tensor *t = NULL;
+    CHECK(wgnn_tensor_create(ctx, WGNN_F32, 3, dims, &t) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    float in[30], out[30];
+    tu_fill(in, 30, -1, 1);
+    CHECK(wgnn_tensor_upload(ctx, t, in, sizeof in) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    memset(out, 0, sizeof out);
+    CHECK(wgnn_tensor_download(ctx, t, out, sizeof out) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    CHECK(memcmp(in, out, sizeof in) == 0, "f32 round trip");
+    CHECK(wgnn_tensor_upload(ctx, t, in, 12) == WGNN_ERR_INVALID_ARGUMENT, "wrong byte count refused");
+    CHECK(wgnn_tensor_numel(t) == 30 && wgnn_tensor_nbytes(t) == 120 && wgnn_tensor_rank(t) == 3, "metadata");
+    wgnn_tensor_destroy(t);
+
+    /* f16 with an odd element count: padded on the GPU, exact on the host. */
+    int64_t d3[1] = {3};
+    uint16_t h[3] = {0x3c00, 0xc000, 0x7bff}, hb[3] = {0};
+    CHECK(wgnn_tensor_create(ctx, WGNN_F16, 1, d3, &t) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    CHECK(wgnn_tensor_upload(ctx, t, h, sizeof h) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    CHECK(wgnn_tensor_download(ctx, t, hb, sizeof hb) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    CHECK(memcmp(h, hb, sizeof h) == 0, "f16 odd-count round trip");
+    wgnn_tensor_destroy(t);
+
+    int32_t iv[4] = {-7, 0, 1 << 30, 42}, ib[4];
+    int64_t d4[2] = {2, 2};
+    CHECK(wgnn_tensor_create(ctx, WGNN_I32, 2, d4, &t) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    CHECK(wgnn_tensor_upload(ctx, t, iv, sizeof iv) == WGNN_OK && wgnn_tensor_download(ctx, t, ib, sizeof ib) == WGNN_OK &&
+              memcmp(iv, ib, sizeof iv) == 0,
+          "i32 round trip");
+    wgnn_tensor_destroy(t);
+
+    int64_t zero[2] = {2, 0};
+    CHECK(wgnn_tensor_create(ctx, WGNN_F32, 2, zero, &t) == WGNN_ERR_INVALID_ARGUMENT && !t, "zero dim refused");
+    CHECK(wgnn_tensor_create(ctx, WGNN_F32, 9, dims, &t) == WGNN_ERR_INVALID_ARGUMENT, "rank 9 refused");
+    CHECK(wgnn_tensor_create(ctx, (wgnn_dtype)7, 1, dims, &t) == WGNN_ERR_INVALID_ARGUMENT, "unknown dtype refused");
+    int64_t huge[2] = {INT64_MAX, 4};
+    CHECK(wgnn_tensor_create(ctx, WGNN_F32, 2, huge, &t) == WGNN_ERR_LIMIT, "overflow refused");
+    int64_t big[1] = {(int64_t)1 << 40};
+    CHECK(wgnn_tensor_create(ctx, WGNN_F32, 1, big, &t) == WGNN_ERR_LIMIT, "past maxBufferSize refused");
+    CHECK(strstr(wgnn_context_error(ctx), "maxBufferSize") != NULL, "message names the limit: %s",
+          wgnn_context_error(ctx));
+}
+
+/* Runs fn with stdout and stderr sent to a file; returns the bytes written. */
+static long quietly(void (*fn)(wgnn_context *), wgnn_context *ctx) {
+    fflush(stdout);
+    fflush(stderr);
+    char path[] = "/tmp/wgnn_quiet_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    int o1 = dup(1), o2 = dup(2);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    fn(ctx);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(o1, 1);
+    dup2(o2, 2);
+    close(o1);
+    close(o2);
+    long n = (long)lseek(fd, 0, SEEK_END);
+    close(fd);
+    unlink(path);
+    return n;
+}
+
+static wgnn_status g_bad_status;
+static char g_bad_msg[WGNN__ERR_LEN];
+static void compile_bad(wgnn_context *ctx) {
+    WGPUComputePipeline p = NULL;
+    g_bad_status = wgnn__compile(ctx, "broken", "@compute @workgroup_size(1) fn main() { let x: f32 = undefined_thing; }",
+                                 NULL, 0, &p);
+    snprintf(g_bad_msg, sizeof g_bad_msg, "%s", wgnn_context_error(ctx));
+}
+
+static void test_errors(wgnn_context *ctx) {
+    long printed = quietly(compile_bad, ctx);
+    CHECK(g_bad_status == WGNN_ERR_GPU, "invalid WGSL -> WGNN_ERR_GPU (got %d)", (int)g_bad_status);
+    CHECK(strstr(g_bad_msg, "undefined_thing") != NULL, "message names the problem: %s", g_bad_msg);
+    CHECK(printed == 0, "nothing printed while compiling bad WGSL (%ld bytes)", printed);
+    CHECK(wgnn_context_health(ctx) == WGNN_OK, "a captured error leaves the context healthy");
+    CHECK(wgnn__shader_source("sdpa_fused") != NULL && wgnn__shader_source("nope") == NULL, "embedded shaders");
+    wgnn__pipe_entry *a = NULL, *b = NULL;
+    wgnn__const c = {"WG", 64};
+    CHECK(wgnn__make_compute_pipeline(ctx, "sdpa_av", NULL, &c, 1, &a) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    CHECK(wgnn__make_compute_pipeline(ctx, "sdpa_av", NULL, &c, 1, &b) == WGNN_OK && a == b, "pipeline cached");
+    wgnn__const c2 = {"WG", 32};
+    CHECK(wgnn__make_compute_pipeline(ctx, "sdpa_av", NULL, &c2, 1, &b) == WGNN_OK && a != b, "variant is a new entry");
+    CHECK(wgnn__make_compute_pipeline(ctx, "no_such_kernel", NULL, NULL, 0, &b) == WGNN_ERR_UNSUPPORTED, "unknown kernel");
+}
+
+/* A GPU kernel against the CPU reference: a small attention. */
+static void test_kernel_vs_cpu(wgnn_context *ctx) {
+    int64_t dims[4] = {1, 2, 7, 8};
+    size_t n = 1 * 2 * 7 * 8;
+    float q[112], k[112], v[112], o[112], ref[112];
+    tu_fill(q, n, -1, 1);
+    tu_fill(k, n, -1, 1);
+    tu_fill(v, n, -1, 1);
+    wgnn_tensor *tq, *tk, *tv, *to;
+    wgnn_tensor_create(ctx, WGNN_F32, 4, dims, &tq);
+    wgnn_tensor_create(ctx, WGNN_F32, 4, dims, &tk);
+    wgnn_tensor_create(ctx, WGNN_F32, 4, dims, &tv);
+    wgnn_tensor_create(ctx, WGNN_F32, 4, dims, &to);
+    wgnn_tensor_upload(ctx, tq, q, sizeof q);
+    wgnn_tensor_upload(ctx, tk, k, sizeof k);
+    wgnn_tensor_upload(ctx, tv, v, sizeof v);
+    CHECK(wgnn_sdpa(ctx, tq, tk, tv, NULL, to) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    CHECK(wgnn_tensor_download(ctx, to, o, sizeof o) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    wgnn_ref_sdpa(q, k, v, NULL, 2, 7, 7, 8, 1.0 / sqrt(8.0), ref);
+    double e;
+    CHECK(tu_close(o, ref, n, 1e-5, 1e-4, &e), "gpu vs cpu max abs err %g", e);
+    wgnn_tensor_destroy(tq);
+    wgnn_tensor_destroy(tk);
+    wgnn_tensor_destroy(tv);
+    wgnn_tensor_destroy(to);
+}
+
+int main(void) {
+    test_grid_math();
+    wgnn_context *ctx = tu_context();
+    test_context(ctx);
+    test_tensors(ctx);
+    test_errors(ctx);
+    test_kernel_vs_cpu(ctx);
+    wgnn_context_destroy(ctx);
+    return tu_finish();
+}
