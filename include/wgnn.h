@@ -88,6 +88,10 @@ typedef struct wgnn_context_options {
     uint32_t timeout_ms;
     /* 1: do not request shader-f16 / subgroups even when offered (testing). */
     int disable_optional_features;
+    /* 1: keep Dawn's robustness transform (every shader array access
+     * clamped). wgnn's shaders guard their own indices, so by default it is
+     * turned off for speed; keep it when running shaders you do not trust. */
+    int keep_robustness;
 } wgnn_context_options;
 
 /* Creates a context. *out is set whenever memory for it could be allocated,

@@ -1,33 +1,44 @@
 // sdpa_fused: single-pass attention (flash attention) with an online softmax.
 //
-// The host prepends two consts: D4 (= D / 4) and OJ (= ceil(D4 / TX)), the
-// sizes of register arrays, which WGSL wants at shader-creation time.
+// The host prepends two consts: D4 (= D / 4) and OJ (= ceil(D4 / TX)), sizes
+// of register arrays, which WGSL wants at shader-creation time.
 //
 // One workgroup owns BR = 4*TY query rows of one (batch, head) and walks the
 // keys in tiles of BC = 4*TX. Thread (ly, lx) keeps a 4x4 block of scores
-// (rows 4ly.., keys 4lx..) and a 4-row x OJ-vec4 block of the output
-// (columns lx + TX*jj), so every operand read from workgroup memory feeds
-// 4 FMAs per component. Scores are in log2 units: q is pre-scaled by
-// scale*log2(e) and the softmax uses exp2. The running max starts at -FLT_MAX
-// so exp2(s - m) is never exp2(-inf + inf); a row masked everywhere keeps
-// l == 0 and is written as zeros.
+// (rows 4ly+i, keys lx+TX*e) and a 4-row x OJ-vec4 block of the output
+// (columns lx+TX*jj): every vec4 read from workgroup memory feeds 4 to 16
+// FMAs. K and V take turns in one buffer, so the Q tile stays resident and
+// D=128 still fits 48 KiB. Rows of sQ/sKV are padded by one vec4 so that
+// the 8 lanes of a quarter-warp read 8 different banks.
+//
+// Scores are in log2 units: q is pre-scaled by scale*log2(e), exp2 replaces
+// exp. The running max starts at -FLT_MAX, so exp2(s - m) is never
+// exp2(-inf + inf); a row masked everywhere keeps l == 0 and is written as 0.
 struct Params {
     n_groups: u32, // B*H*n_qtiles workgroups (2-D fold)
     n_qtiles: u32, // ceil(S_q / BR)
     s_q: u32,
     s_kv: u32,
     qscale: f32,   // scale * log2(e)
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    kv_chunk: u32, // keys per split (SPLIT), a multiple of BC
+    n_bh: u32,     // B*H
+    _pad: u32,
 }
 
 override TY: u32 = 16u;
 override TX: u32 = 8u;
 override HAS_MASK: bool = false;
+override SACC: bool = false;
+override PREFETCH: bool = false;
+// SPLIT: split-KV for few query rows. Workgroup (split, bh, q-tile) covers
+// keys [split*kv_chunk, +kv_chunk) and writes its unnormalised output to
+// out (as [split][bh][row][d4]) and its row max and sum to part_ml;
+// sdpa_fused_reduce combines the splits.
+override SPLIT: bool = false;
 
 const NEG_MAX: f32 = -3.40282346638528859812e38;
 const LOG2E: f32 = 1.44269504088896340736;
+const RS: u32 = D4 + 1u; // padded row stride of sQ and sKV, in vec4
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
@@ -35,12 +46,32 @@ const LOG2E: f32 = 1.44269504088896340736;
 @group(0) @binding(3) var<storage, read> v: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> mask: array<f32>;
 @group(0) @binding(5) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> part_ml: array<vec2<f32>>;
 
-var<workgroup> sQ: array<vec4<f32>, 4u * D4 * TY>;   // [d][ly] -> rows 4ly..4ly+3 at dim d
-var<workgroup> sK: array<vec4<f32>, 4u * D4 * TX>;   // [d][lx] -> keys 4lx..4lx+3 at dim d
-var<workgroup> sV: array<vec4<f32>, 4u * TX * D4>;   // [c][j]  -> v[c, 4j..4j+3]
-var<workgroup> sP: array<vec4<f32>, 4u * TX * TY>;   // [c][ly] -> p of rows 4ly.. at key c
-var<workgroup> sR: array<vec4<f32>, TY * TX>;        // [ly][lx] row-partial max / sum
+var<workgroup> sQ: array<vec4<f32>, 4u * TY * RS>;      // [row][d4], pre-scaled
+var<workgroup> sKV: array<vec4<f32>, 4u * TX * RS>;     // [key][d4]: K, then V
+var<workgroup> sP: array<vec4<f32>, 4u * TX * (TY + 1u)>; // [key][ly] p of rows 4ly..
+var<workgroup> sR: array<vec4<f32>, TY * TX>;           // [ly][lx] row-partial max / sum
+
+// Loads this thread's share of the K and V tile starting at key kv0 (zeros
+// past S_kv) into registers.
+fn load_tile(pk: ptr<function, array<vec4<f32>, PF>>, pv: ptr<function, array<vec4<f32>, PF>>,
+             kv0: u32, kv_end: u32, kv_base: u32, tid: u32) {
+    let NT = TX * TY;
+    let BC = 4u * TX;
+    for (var u = 0u; u < PF; u++) {
+        let i = tid + u * NT;
+        let c = i / D4;
+        var kk = vec4<f32>(0.0);
+        var vv = vec4<f32>(0.0);
+        if (i < BC * D4 && kv0 + c < kv_end) {
+            kk = k[kv_base + kv0 * D4 + i];
+            vv = v[kv_base + kv0 * D4 + i];
+        }
+        (*pk)[u] = kk;
+        (*pv)[u] = vv;
+    }
+}
 
 @compute @workgroup_size(TX, TY)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -53,23 +84,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let NT = TX * TY;
     let BR = 4u * TY;
     let BC = 4u * TX;
-    let bh = flat / P.n_qtiles;
-    let row0 = (flat - bh * P.n_qtiles) * BR;
+    let split = flat / (P.n_bh * P.n_qtiles);
+    let rest = flat - split * P.n_bh * P.n_qtiles;
+    let bh = rest / P.n_qtiles;
+    let row0 = (rest - bh * P.n_qtiles) * BR;
+    var kv_start = 0u;
+    var kv_end = P.s_kv;
+    if (SPLIT) {
+        kv_start = split * P.kv_chunk;
+        kv_end = min(P.s_kv, kv_start + P.kv_chunk);
+    }
     let q_base = (bh * P.s_q + row0) * D4;
     let kv_base = bh * P.s_kv * D4;
 
-    // Q tile, transposed and pre-scaled; rows past S_q read as zeros.
+    // Q tile, pre-scaled; rows past S_q read as zeros.
     for (var i = tid; i < BR * D4; i += NT) {
         let r = i / D4;
-        let j = i - r * D4;
         var val = vec4<f32>(0.0);
         if (row0 + r < P.s_q) { val = q[q_base + i] * P.qscale; }
-        let slot = r / 4u;
-        let e = r % 4u;
-        sQ[(4u * j + 0u) * TY + slot][e] = val.x;
-        sQ[(4u * j + 1u) * TY + slot][e] = val.y;
-        sQ[(4u * j + 2u) * TY + slot][e] = val.z;
-        sQ[(4u * j + 3u) * TY + slot][e] = val.w;
+        sQ[r * RS + (i - r * D4)] = val;
     }
 
     var o: array<array<vec4<f32>, OJ>, 4>;
@@ -79,54 +112,76 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var m = vec4<f32>(NEG_MAX);
     var l = vec4<f32>(0.0);
 
-    for (var kv0 = 0u; kv0 < P.s_kv; kv0 += BC) {
-        // K tile transposed (key index fastest: conflict-free stores), V tile
-        // row-major (coalesced). Keys past S_kv read as zeros.
-        for (var i = tid; i < BC * D4; i += NT) {
-            let j = i / BC;
-            let c = i - j * BC;
-            var kk = vec4<f32>(0.0);
-            if (kv0 + c < P.s_kv) { kk = k[kv_base + (kv0 + c) * D4 + j]; }
-            let slot = c / 4u;
-            let e = c % 4u;
-            sK[(4u * j + 0u) * TX + slot][e] = kk.x;
-            sK[(4u * j + 1u) * TX + slot][e] = kk.y;
-            sK[(4u * j + 2u) * TX + slot][e] = kk.z;
-            sK[(4u * j + 3u) * TX + slot][e] = kk.w;
-        }
-        for (var i = tid; i < BC * D4; i += NT) {
-            let c = i / D4;
-            var vv = vec4<f32>(0.0);
-            if (kv0 + c < P.s_kv) { vv = v[kv_base + kv0 * D4 + i]; }
-            sV[i] = vv;
+    // PREFETCH: this thread's share of the next K and V tiles waits in
+    // registers while the current tile is computed (PF = BC*D4/NT vec4).
+    var pk: array<vec4<f32>, PF>;
+    var pv: array<vec4<f32>, PF>;
+    if (PREFETCH) { load_tile(&pk, &pv, kv_start, kv_end, kv_base, tid); }
+    for (var kv0 = kv_start; kv0 < kv_end; kv0 += BC) {
+        let n_keys = min(BC, kv_end - kv0);
+        if (PREFETCH) {
+            for (var u = 0u; u < PF; u++) {
+                let i = tid + u * NT;
+                if (i < BC * D4) { let c = i / D4; sKV[c * RS + (i - c * D4)] = pk[u]; }
+            }
+        } else {
+            for (var i = tid; i < BC * D4; i += NT) {
+                let c = i / D4;
+                var kk = vec4<f32>(0.0);
+                if (c < n_keys) { kk = k[kv_base + kv0 * D4 + i]; }
+                sKV[c * RS + (i - c * D4)] = kk;
+            }
         }
         workgroupBarrier();
 
-        // S block: s[i] holds row 4ly+i against keys 4lx..4lx+3.
+        // s[i][e]: row 4ly+i against key lx+TX*e.
         var s: array<vec4<f32>, 4>;
-        s[0] = vec4<f32>(0.0);
-        s[1] = vec4<f32>(0.0);
-        s[2] = vec4<f32>(0.0);
-        s[3] = vec4<f32>(0.0);
-        for (var d = 0u; d < 4u * D4; d++) {
-            let qv = sQ[d * TY + ly];
-            let kv = sK[d * TX + lx];
-            s[0] += qv.x * kv;
-            s[1] += qv.y * kv;
-            s[2] += qv.z * kv;
-            s[3] += qv.w * kv;
+        if (SACC) {
+            // vec4 partial sums: pure FMAs in the loop, one reduction after.
+            var a: array<array<vec4<f32>, 4>, 4>;
+            for (var i = 0u; i < 4u; i++) {
+                for (var e = 0u; e < 4u; e++) { a[i][e] = vec4<f32>(0.0); }
+            }
+            for (var j = 0u; j < D4; j++) {
+                let k0 = sKV[(lx) * RS + j];
+                let k1 = sKV[(lx + TX) * RS + j];
+                let k2 = sKV[(lx + 2u * TX) * RS + j];
+                let k3 = sKV[(lx + 3u * TX) * RS + j];
+                for (var i = 0u; i < 4u; i++) {
+                    let qv = sQ[(4u * ly + i) * RS + j];
+                    a[i][0] = fma(qv, k0, a[i][0]);
+                    a[i][1] = fma(qv, k1, a[i][1]);
+                    a[i][2] = fma(qv, k2, a[i][2]);
+                    a[i][3] = fma(qv, k3, a[i][3]);
+                }
+            }
+            for (var i = 0u; i < 4u; i++) {
+                s[i] = vec4<f32>(dot(a[i][0], vec4<f32>(1.0)), dot(a[i][1], vec4<f32>(1.0)),
+                                 dot(a[i][2], vec4<f32>(1.0)), dot(a[i][3], vec4<f32>(1.0)));
+            }
+        } else {
+            for (var i = 0u; i < 4u; i++) { s[i] = vec4<f32>(0.0); }
+            for (var j = 0u; j < D4; j++) {
+                let k0 = sKV[(lx) * RS + j];
+                let k1 = sKV[(lx + TX) * RS + j];
+                let k2 = sKV[(lx + 2u * TX) * RS + j];
+                let k3 = sKV[(lx + 3u * TX) * RS + j];
+                for (var i = 0u; i < 4u; i++) {
+                    let qv = sQ[(4u * ly + i) * RS + j];
+                    s[i] += vec4<f32>(dot(qv, k0), dot(qv, k1), dot(qv, k2), dot(qv, k3));
+                }
+            }
         }
 
-        let c0 = kv0 + 4u * lx;
-        let valid = vec4<bool>(c0 < P.s_kv, c0 + 1u < P.s_kv, c0 + 2u < P.s_kv, c0 + 3u < P.s_kv);
+        let valid = vec4<bool>(lx < n_keys, lx + TX < n_keys, lx + 2u * TX < n_keys, lx + 3u * TX < n_keys);
         if (HAS_MASK) {
             for (var i = 0u; i < 4u; i++) {
                 let row = row0 + 4u * ly + i;
                 if (row < P.s_q) {
-                    let mrow = (bh * P.s_q + row) * P.s_kv;
+                    let mrow = (bh * P.s_q + row) * P.s_kv + kv0 + lx;
                     for (var e = 0u; e < 4u; e++) {
-                        if (c0 + e < P.s_kv) {
-                            let mv = mask[mrow + c0 + e];
+                        if (valid[e]) {
+                            let mv = mask[mrow + e * TX];
                             let ml = mv * LOG2E;
                             // A finite mask must stay finite in log2 units.
                             s[i][e] += select(ml, NEG_MAX, ml < NEG_MAX && mv >= NEG_MAX);
@@ -141,7 +196,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             pm[i] = max(max(si.x, si.y), max(si.z, si.w));
         }
         sR[ly * TX + lx] = pm;
-        workgroupBarrier();
+        workgroupBarrier(); // K reads done, partial maxima visible
+
+        if (PREFETCH) {
+            for (var u = 0u; u < PF; u++) {
+                let i = tid + u * NT;
+                if (i < BC * D4) { let c = i / D4; sKV[c * RS + (i - c * D4)] = pv[u]; }
+            }
+            load_tile(&pk, &pv, kv0 + BC, kv_end, kv_base, tid);
+        } else {
+            for (var i = tid; i < BC * D4; i += NT) {
+                let c = i / D4;
+                var vv = vec4<f32>(0.0);
+                if (c < n_keys) { vv = v[kv_base + kv0 * D4 + i]; }
+                sKV[c * RS + (i - c * D4)] = vv;
+            }
+        }
         var mt = m;
         for (var x = 0u; x < TX; x++) { mt = max(mt, sR[ly * TX + x]); }
         let alpha = exp2(m - mt);
@@ -152,19 +222,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             l[i] = l[i] * alpha[i] + (p[i].x + p[i].y + p[i].z + p[i].w);
         }
         for (var e = 0u; e < 4u; e++) {
-            sP[(4u * lx + e) * TY + ly] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
+            sP[(lx + e * TX) * (TY + 1u) + ly] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
         }
         for (var i = 0u; i < 4u; i++) {
             for (var jj = 0u; jj < OJ; jj++) { o[i][jj] *= alpha[i]; }
         }
-        workgroupBarrier();
+        workgroupBarrier(); // V and P visible
 
         for (var c = 0u; c < BC; c++) {
-            let pv = sP[c * TY + ly];
+            let pv = sP[c * (TY + 1u) + ly];
             for (var jj = 0u; jj < OJ; jj++) {
                 let j = lx + TX * jj;
                 if (OJ * TX == D4 || j < D4) {
-                    let vv = sV[c * D4 + j];
+                    let vv = sKV[c * RS + j];
                     o[0][jj] += pv.x * vv;
                     o[1][jj] += pv.y * vv;
                     o[2][jj] += pv.z * vv;
@@ -172,7 +242,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 }
             }
         }
-        workgroupBarrier();
+        workgroupBarrier(); // sKV, sP and sR free for the next tile
     }
 
     // Each thread summed l over its own keys only: add up the row's partials.
@@ -182,7 +252,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var x = 0u; x < TX; x++) { lt += sR[ly * TX + x]; }
     for (var i = 0u; i < 4u; i++) {
         let row = row0 + 4u * ly + i;
-        if (row < P.s_q) {
+        if (SPLIT && row < P.s_q) {
+            let prow = (split * P.n_bh + bh) * P.s_q + row;
+            if (lx == 0u) { part_ml[prow] = vec2<f32>(m[i], lt[i]); }
+            for (var jj = 0u; jj < OJ; jj++) {
+                let j = lx + TX * jj;
+                if (j < D4) { out[prow * D4 + j] = o[i][jj]; }
+            }
+        } else if (row < P.s_q) {
             let inv = select(0.0, 1.0 / lt[i], lt[i] > 0.0);
             for (var jj = 0u; jj < OJ; jj++) {
                 let j = lx + TX * jj;

@@ -415,8 +415,21 @@ static void on_uncaptured(WGPUDevice const *device, WGPUErrorType type, WGPUStri
     snprintf(ctx->health_msg, sizeof ctx->health_msg, "uncaptured GPU error (type %d): %s", (int)type, m);
 }
 
-static wgnn_status request_device(wgnn_context *ctx, const WGPUFeatureName *feats, size_t n_feats) {
+/* Dawn toggles (a Dawn extension; its sType, 0x0005000A, is the same in the
+ * header and in the prebuilt library, checked against bun-webgpu's struct
+ * table). Raw timestamps: Dawn otherwise rounds them to 65.536 us. */
+static wgnn_status request_device(wgnn_context *ctx, const WGPUFeatureName *feats, size_t n_feats, bool toggles,
+                                  bool keep_robustness) {
+    static const char *const k_enabled[] = {"disable_robustness"};
+    static const char *const k_disabled[] = {"timestamp_quantization"};
+    WGPUDawnTogglesDescriptor td = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
+    td.chain.sType = (WGPUSType)0x0005000A;
+    td.enabledToggleCount = keep_robustness ? 0 : 1;
+    td.enabledToggles = k_enabled;
+    td.disabledToggleCount = 1;
+    td.disabledToggles = k_disabled;
     WGPUDeviceDescriptor dd = WGPU_DEVICE_DESCRIPTOR_INIT;
+    if (toggles) dd.nextInChain = &td.chain;
     dd.label = sv("wgnn");
     dd.requiredFeatureCount = n_feats;
     dd.requiredFeatures = feats;
@@ -512,8 +525,10 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
         for (int j = 0; j < 2; j++)
             if (wgpuAdapterHasFeature(ctx->adapter, (WGPUFeatureName)want_ids[w][j]))
                 feats[nf++] = (WGPUFeatureName)want_ids[w][j];
-    st = request_device(ctx, feats, nf);
-    if (st != WGNN_OK && nf > 0) st = request_device(ctx, NULL, 0); /* retry plain */
+    bool keep = o.keep_robustness != 0 || getenv("WGNN_KEEP_ROBUSTNESS") != NULL;
+    st = request_device(ctx, feats, nf, true, keep);
+    if (st != WGNN_OK) st = request_device(ctx, feats, nf, false, keep); /* without toggles */
+    if (st != WGNN_OK && nf > 0) st = request_device(ctx, NULL, 0, false, keep); /* plain */
     if (st != WGNN_OK) goto cleanup;
     ctx->queue = wgpuDeviceGetQueue(ctx->device);
     ctx->has_timestamps = probe_timestamps(ctx);
@@ -526,6 +541,8 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
                                            " b[i] = subgroupAdd(b[i]); }\n");
     st = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_Storage | WGPUBufferUsage_Uniform, "dummy binding",
                              &ctx->dummy);
+    if (st == WGNN_OK)
+        st = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_Storage, "dummy writable binding", &ctx->dummy_rw);
     if (st != WGNN_OK) goto cleanup;
     ctx->err[0] = '\0';
 
@@ -548,6 +565,7 @@ void wgnn_context_destroy(wgnn_context *ctx) {
         wgpuQuerySetRelease(ctx->qset);
     }
     if (ctx->dummy) wgpuBufferRelease(ctx->dummy);
+    if (ctx->dummy_rw) wgpuBufferRelease(ctx->dummy_rw);
     if (ctx->queue) wgpuQueueRelease(ctx->queue);
     if (ctx->device) {
         wgpuDeviceDestroy(ctx->device);

@@ -36,7 +36,8 @@ struct wgnn_context {
 
     WGPUCommandEncoder enc;        /* pending work, submitted by wgnn__flush */
     uint32_t n_passes;             /* passes recorded into enc */
-    WGPUBuffer dummy;              /* 16-byte buffer for absent optional bindings */
+    WGPUBuffer dummy;              /* 16-byte buffers for absent optional bindings: */
+    WGPUBuffer dummy_rw;           /* read-only and read-write ones may not share one */
 
     bool timing;                   /* timestamp each pass (wgnn_timing_begin) */
     WGPUQuerySet qset;
@@ -73,9 +74,10 @@ wgnn_status wgnn__buffer_create(wgnn_context *ctx, uint64_t size, WGPUBufferUsag
                                 const char *what, WGPUBuffer *out);
 /* A uniform buffer holding a copy of data (size bytes, multiple of 4). */
 wgnn_status wgnn__make_uniform(wgnn_context *ctx, const void *data, size_t size, WGPUBuffer *out);
-/* buf if non-NULL, else the context's 16-byte dummy (never read by shaders
- * whose flag says the binding is absent). */
-WGPUBuffer wgnn__make_optional_binding(wgnn_context *ctx, WGPUBuffer buf);
+/* buf if non-NULL, else one of the context's 16-byte dummies (never touched
+ * by shaders whose flag says the binding is absent). A dispatch may not use
+ * one buffer both read-only and writable, hence a separate writable dummy. */
+WGPUBuffer wgnn__make_optional_binding(wgnn_context *ctx, WGPUBuffer buf, bool writable);
 
 /* Pipelines: built on first use, cached by (kernel, prelude, constants).
  * prelude is WGSL prepended to the kernel's source (const declarations that

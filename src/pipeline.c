@@ -57,8 +57,8 @@ wgnn_status wgnn__make_uniform(wgnn_context *ctx, const void *data, size_t size,
     return WGNN_OK;
 }
 
-WGPUBuffer wgnn__make_optional_binding(wgnn_context *ctx, WGPUBuffer buf) {
-    return buf ? buf : ctx->dummy;
+WGPUBuffer wgnn__make_optional_binding(wgnn_context *ctx, WGPUBuffer buf, bool writable) {
+    return buf ? buf : writable ? ctx->dummy_rw : ctx->dummy;
 }
 
 /* Compilation messages carry line numbers and the reason; keep the first. */

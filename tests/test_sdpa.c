@@ -13,7 +13,7 @@ typedef enum mask_kind {
 } mask_kind;
 
 static const wgnn_sdpa_impl k_impls[] = {WGNN_SDPA_THREE_PASS, WGNN_SDPA_CHANNEL, WGNN_SDPA_FUSED, WGNN_SDPA_AUTO};
-static const char *k_impl_names[] = {"three-pass", "channel", "fused", "auto"};
+static const char *k_impl_names[] = {"three-pass", "fused", "channel", "auto"}; /* by impl - 1 */
 
 typedef struct case_desc {
     int rank;

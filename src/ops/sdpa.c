@@ -28,7 +28,7 @@ typedef struct softmax_params {
 typedef struct fused_params {
     uint32_t n_groups, n_qtiles, s_q, s_kv;
     float qscale;
-    uint32_t pad0, pad1, pad2;
+    uint32_t kv_chunk, n_bh, pad;
 } fused_params;
 _Static_assert(sizeof(qk_params) == 32, "QkParams is 32 bytes");
 _Static_assert(sizeof(av_params) == 32, "AvParams is 32 bytes");
@@ -141,24 +141,33 @@ static wgnn_status validate(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_
 /* ---- fused --------------------------------------------------------------- */
 
 typedef struct fused_cfg {
-    uint32_t ty, tx, oj;
+    uint32_t ty, tx, oj, pf;
+    bool sacc;
+    uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
 } fused_cfg;
 
 static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx) {
-    return 16u * ((uint64_t)4 * d4 * ty + 4ull * d4 * tx + 4ull * tx * d4 + 4ull * tx * ty + (uint64_t)ty * tx);
+    uint64_t rs = d4 + 1u; /* padded rows, see shaders/sdpa_fused.wgsl */
+    return 16u * (4ull * ty * rs + 4ull * tx * rs + 4ull * tx * (ty + 1u) + (uint64_t)ty * tx);
 }
 
-/* Largest tile that fits the adapter's workgroup memory and size limits.
- * WGNN_FUSED_TILE=TYxTX (e.g. 8x8) overrides it, for tuning. */
-static bool fused_config(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
-    static const uint32_t cand[][2] = {{16, 8}, {8, 8}, {8, 4}, {4, 4}, {4, 2}, {2, 2}, {1, 2}, {1, 1}};
+/* Largest tile that fits the adapter's workgroup memory and size limits, in
+ * the order measured fastest (docs/PERFORMANCE.md): 16x8 threads on the
+ * H200; on CPU adapters (lavapipe) 8x4 first. WGNN_FUSED_TILE=TYxTX puts
+ * a tile first, for tuning. */
+static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
+    static const uint32_t gpu[][2] = {{16, 8}, {8, 8}, {16, 4}, {8, 4}, {4, 4}, {4, 2}, {2, 2}, {1, 2}, {1, 1}};
+    static const uint32_t cpu[][2] = {{8, 4}, {8, 8}, {4, 4}, {4, 2}, {2, 2}, {1, 2}, {1, 1}};
+    bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
+    const uint32_t(*cand)[2] = is_cpu ? cpu : gpu;
+    size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
     const WGPULimits *L = &ctx->limits;
     const char *env = getenv("WGNN_FUSED_TILE");
     unsigned ety = 0, etx = 0;
-    bool use_env = env && sscanf(env, "%ux%u", &ety, &etx) == 2 && ety && etx;
-    for (size_t i = 0; i < sizeof cand / sizeof cand[0] + (use_env ? 1 : 0); i++) {
-        uint32_t ty = use_env && i == 0 ? ety : cand[i - (use_env ? 1 : 0)][0];
-        uint32_t tx = use_env && i == 0 ? etx : cand[i - (use_env ? 1 : 0)][1];
+    bool use_env = env && sscanf(env, "%ux%u", &ety, &etx) == 2 && ety && etx && ety <= 64 && etx <= 64;
+    for (size_t i = use_env ? 0 : 1; i < n + 1; i++) {
+        uint32_t ty = i == 0 ? ety : cand[i - 1][0];
+        uint32_t tx = i == 0 ? etx : cand[i - 1][1];
         if (fused_smem(d4, ty, tx) > L->maxComputeWorkgroupStorageSize) continue;
         if (ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
             ty > L->maxComputeWorkgroupSizeY)
@@ -166,51 +175,120 @@ static bool fused_config(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
         c->ty = ty;
         c->tx = tx;
         c->oj = (d4 + tx - 1) / tx;
+        c->pf = (4u * tx * d4 + tx * ty - 1) / (tx * ty);
+        /* vec4 partial sums pay off once D > 64 (measured), plain dots below */
+        c->sacc = d4 > 16;
+        const char *fl = getenv("WGNN_FUSED_FLAGS");
+        if (fl) c->sacc = strchr(fl, 's') != NULL;
         return true;
     }
     return false;
+}
+
+/* Split-KV when the query tiles alone leave the GPU mostly idle (few query
+ * rows, long S_kv): aim at ~256 workgroups, two key tiles per split at least.
+ * WGNN_FUSED_SPLIT=N forces N splits (tests, tuning). */
+static void fused_split(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c) {
+    uint64_t bc = 4u * c->tx, br = 4u * c->ty;
+    uint64_t groups = sh->bh * ((sh->s_q + br - 1) / br);
+    uint64_t want = 1;
+    if (groups < 128 && sh->s_kv >= 4 * bc) {
+        want = (256 + groups - 1) / groups;
+        uint64_t most = sh->s_kv / (2 * bc);
+        if (want > most) want = most;
+    }
+    const char *env = getenv("WGNN_FUSED_SPLIT");
+    if (env && atoi(env) > 0) want = (uint64_t)atoi(env);
+    if (want < 1) want = 1;
+    uint64_t chunk = (sh->s_kv + want - 1) / want;
+    chunk = (chunk + bc - 1) / bc * bc;
+    uint64_t n = (sh->s_kv + chunk - 1) / chunk;
+    /* partials must fit one binding */
+    uint64_t rows = sh->bh * sh->s_q;
+    while (n > 1 && n * rows * (sh->d * 4u) > ctx->limits.maxStorageBufferBindingSize) {
+        chunk *= 2;
+        n = (sh->s_kv + chunk - 1) / chunk;
+    }
+    c->n_split = (uint32_t)n;
+    c->kv_chunk = (uint32_t)chunk;
+}
+
+static uint64_t fused_scratch(const sdpa_shape *sh, const fused_cfg *c) {
+    if (c->n_split <= 1) return 0;
+    uint64_t rows = (uint64_t)c->n_split * sh->bh * sh->s_q;
+    return rows * sh->d * 4u + rows * 8u;
 }
 
 static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
                              const wgnn_tensor *out, const sdpa_shape *sh) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
     fused_cfg c;
-    if (!fused_config(ctx, d4, &c))
+    if (!fused_tile(ctx, d4, &c))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "sdpa fused: D=%llu needs more workgroup memory than the device's "
                          "maxComputeWorkgroupStorageSize (%u bytes) has; use the three-pass implementation",
                          (unsigned long long)sh->d, ctx->limits.maxComputeWorkgroupStorageSize);
-    char prelude[96];
-    snprintf(prelude, sizeof prelude, "const D4: u32 = %uu;\nconst OJ: u32 = %uu;", d4, c.oj);
-    wgnn__const consts[3] = {{"TY", c.ty}, {"TX", c.tx}, {"HAS_MASK", sh->mask ? 1 : 0}};
-    wgnn__pipe_entry *pipe;
-    wgnn_status s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 3, &pipe);
+    fused_split(ctx, sh, &c);
+    bool split = c.n_split > 1;
+    char prelude[128];
+    snprintf(prelude, sizeof prelude, "const D4: u32 = %uu;\nconst OJ: u32 = %uu;\nconst PF: u32 = %uu;", d4, c.oj,
+             c.pf);
+    wgnn__const consts[6] = {{"TY", c.ty},          {"TX", c.tx},         {"HAS_MASK", sh->mask ? 1 : 0},
+                             {"SACC", c.sacc ? 1 : 0}, {"PREFETCH", 1}, {"SPLIT", split ? 1 : 0}};
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
+    wgnn__const wgc[1] = {{"WG", wg}};
+    wgnn__pipe_entry *pipe, *reduce = NULL;
+    wgnn_status s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
+    if (s == WGNN_OK && split) s = wgnn__make_compute_pipeline(ctx, "sdpa_fused_reduce", NULL, wgc, 1, &reduce);
     if (s != WGNN_OK) return s;
     uint64_t br = 4u * c.ty;
     uint64_t n_qtiles = (sh->s_q + br - 1) / br;
-    uint64_t n_groups = sh->bh * n_qtiles;
+    uint64_t n_groups = sh->bh * n_qtiles * c.n_split;
+    uint64_t rows = sh->bh * sh->s_q;
+    uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
+    uint32_t gx, gy, rx = 0, ry = 0;
     if (n_groups > UINT32_MAX)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: %llu workgroups is too many", (unsigned long long)n_groups);
-    uint32_t gx, gy;
-    s = wgnn__compute_2d_workgroup_count(ctx, n_groups, ctx->limits.maxComputeWorkgroupsPerDimension, "sdpa fused",
-                                         &gx, &gy);
+    s = wgnn__compute_2d_workgroup_count(ctx, n_groups, maxd, "sdpa fused", &gx, &gy);
+    if (s == WGNN_OK && split)
+        s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, maxd, "sdpa fused reduce", &rx, &ry);
     if (s != WGNN_OK) return s;
+
+    WGPUBuffer ub = NULL, rub = NULL, part_o = NULL, part_ml = NULL;
+    WGPUComputePassEncoder pass = NULL;
     fused_params p = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
-                      (float)(sh->scale * 1.4426950408889634), 0, 0, 0};
-    WGPUBuffer ub = NULL;
+                      (float)(sh->scale * 1.4426950408889634), c.kv_chunk, (uint32_t)sh->bh, 0};
     s = wgnn__make_uniform(ctx, &p, sizeof p, &ub);
-    if (s != WGNN_OK) return s;
-    wgnn__binding b[6] = {{ub, 0, 0},
+    if (s == WGNN_OK && split) {
+        uint32_t rp[4] = {(uint32_t)rows, d4, c.n_split, 0};
+        s = wgnn__make_uniform(ctx, rp, sizeof rp, &rub);
+        if (s == WGNN_OK)
+            s = wgnn__buffer_create(ctx, (uint64_t)c.n_split * rows * sh->d * 4u, WGPUBufferUsage_Storage,
+                                    "sdpa split-KV partial outputs", &part_o);
+        if (s == WGNN_OK)
+            s = wgnn__buffer_create(ctx, (uint64_t)c.n_split * rows * 8u, WGPUBufferUsage_Storage,
+                                    "sdpa split-KV partial max/sum", &part_ml);
+    }
+    if (s != WGNN_OK) goto cleanup;
+    wgnn__binding b[7] = {{ub, 0, 0},
                           {q->buf, 0, 0},
                           {k->buf, 0, 0},
                           {v->buf, 0, 0},
-                          {wgnn__make_optional_binding(ctx, sh->mask ? sh->mask->buf : NULL), 0, 0},
-                          {out->buf, 0, 0}};
-    WGPUComputePassEncoder pass = NULL;
+                          {wgnn__make_optional_binding(ctx, sh->mask ? sh->mask->buf : NULL, false), 0, 0},
+                          {split ? part_o : out->buf, 0, 0},
+                          {wgnn__make_optional_binding(ctx, part_ml, true), 0, 0}};
     s = wgnn__pass_begin(ctx, &pass);
-    if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, pipe, b, 6, gx, gy, 1);
+    if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, pipe, b, 7, gx, gy, 1);
+    if (s == WGNN_OK && split) {
+        wgnn__binding rb[4] = {{rub, 0, 0}, {part_o, 0, 0}, {part_ml, 0, 0}, {out->buf, 0, 0}};
+        s = wgnn__dispatch(ctx, pass, reduce, rb, 4, rx, ry, 1);
+    }
     wgnn__pass_end(ctx, pass);
-    wgpuBufferRelease(ub);
+cleanup:
+    if (part_ml) wgpuBufferRelease(part_ml);
+    if (part_o) wgpuBufferRelease(part_o);
+    if (rub) wgpuBufferRelease(rub);
+    if (ub) wgpuBufferRelease(ub);
     return s;
 }
 
@@ -277,7 +355,7 @@ static wgnn_status run_three_pass(wgnn_context *ctx, const wgnn_tensor *q, const
         wgnn__binding bq[5] = {{ub[0], 0, 0},
                                {q->buf, 0, 0},
                                {k->buf, 0, 0},
-                               {wgnn__make_optional_binding(ctx, sh->mask ? sh->mask->buf : NULL), 0, 0},
+                               {wgnn__make_optional_binding(ctx, sh->mask ? sh->mask->buf : NULL, false), 0, 0},
                                {scores, 0, 0}};
         wgnn__binding bs[3] = {{ub[1], 0, 0}, {scores, 0, 0}, {probs, 0, 0}};
         wgnn__binding ba[4] = {{ub[2], 0, 0}, {probs, 0, 0}, {v->buf, 0, 0}, {out->buf, 0, 0}};
@@ -302,7 +380,7 @@ cleanup:
 static wgnn_sdpa_impl route(const wgnn_context *ctx, const sdpa_shape *sh, wgnn_sdpa_impl want) {
     if (want != WGNN_SDPA_AUTO) return want;
     fused_cfg c;
-    if (fused_config(ctx, (uint32_t)(sh->d / 4), &c)) return WGNN_SDPA_FUSED;
+    if (fused_tile(ctx, (uint32_t)(sh->d / 4), &c)) return WGNN_SDPA_FUSED;
     return sh->bh * sh->s_q < WGNN__CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
 }
 
@@ -351,7 +429,11 @@ wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, con
     s = prepare(ctx, q, k, v, &o, &fake_out, &sh, &impl);
     if (s != WGNN_OK) return s;
     *bytes = 0;
-    if (impl != WGNN_SDPA_FUSED) {
+    fused_cfg c;
+    if (impl == WGNN_SDPA_FUSED && fused_tile(ctx, (uint32_t)(sh.d / 4), &c)) {
+        fused_split(ctx, &sh, &c);
+        *bytes = fused_scratch(&sh, &c);
+    } else if (impl != WGNN_SDPA_FUSED) {
         uint64_t chunk_bh, per_bh;
         if (three_pass_chunk(ctx, &sh, &chunk_bh, &per_bh) == WGNN_OK) *bytes = 2u * chunk_bh * per_bh;
     }

@@ -1,0 +1,36 @@
+// sdpa_fused_reduce: combines the split-KV partials of sdpa_fused (SPLIT).
+// One thread per (row, d4): with M the largest split max,
+//   out = sum_s o_s * 2^(m_s - M) / sum_s l_s * 2^(m_s - M)   (0 if the sum is 0).
+struct Params {
+    n_rows: u32,  // B*H*S_q
+    d4: u32,
+    n_split: u32,
+    _pad: u32,
+}
+
+override WG: u32 = 64u;
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> part_o: array<vec4<f32>>;  // [split][row][d4]
+@group(0) @binding(2) var<storage, read> part_ml: array<vec2<f32>>; // [split][row]
+@group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = (wid.y * nwg.x + wid.x) * WG + lid;
+    if (i >= P.n_rows * P.d4) { return; }
+    let row = i / P.d4;
+    let x = i - row * P.d4;
+    var mx = -3.40282346638528859812e38;
+    for (var s = 0u; s < P.n_split; s++) { mx = max(mx, part_ml[s * P.n_rows + row].x); }
+    var l = 0.0;
+    var acc = vec4<f32>(0.0);
+    for (var s = 0u; s < P.n_split; s++) {
+        let ml = part_ml[s * P.n_rows + row];
+        let w = exp2(ml.x - mx);
+        l += ml.y * w;
+        acc += part_o[(s * P.n_rows + row) * P.d4 + x] * w;
+    }
+    out[i] = acc * select(0.0, 1.0 / l, l > 0.0);
+}
