@@ -1,10 +1,11 @@
 // sdpa_fused: single-pass attention (flash attention) with an online softmax.
 //
-// The host prepends two consts: D4 (= D / 4) and OJ (= ceil(D4 / TX)), sizes
-// of register arrays, which WGSL wants at shader-creation time.
+// The host prepends consts: D4 (= D / 4), KE (keys per thread, 2 or 4),
+// OJ (= ceil(D4 / TX)) and PF (prefetch vec4s per thread): sizes of register
+// arrays, which WGSL wants at shader-creation time.
 //
 // One workgroup owns BR = 4*TY query rows of one (batch, head) and walks the
-// keys in tiles of BC = 4*TX. Thread (ly, lx) keeps a 4x4 block of scores
+// keys in tiles of BC = KE*TX. Thread (ly, lx) keeps a 4xKE block of scores
 // (rows 4ly+i, keys lx+TX*e) and a 4-row x OJ-vec4 block of the output
 // (columns lx+TX*jj): every vec4 read from workgroup memory feeds 4 to 16
 // FMAs. K and V take turns in one buffer, so the Q tile stays resident and
@@ -49,8 +50,8 @@ const RS: u32 = D4 + 1u; // padded row stride of sQ and sKV, in vec4
 @group(0) @binding(6) var<storage, read_write> part_ml: array<vec2<f32>>;
 
 var<workgroup> sQ: array<vec4<f32>, 4u * TY * RS>;      // [row][d4], pre-scaled
-var<workgroup> sKV: array<vec4<f32>, 4u * TX * RS>;     // [key][d4]: K, then V
-var<workgroup> sP: array<vec4<f32>, 4u * TX * (TY + 1u)>; // [key][ly] p of rows 4ly..
+var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;     // [key][d4]: K, then V
+var<workgroup> sP: array<vec4<f32>, KE * TX * (TY + 1u)>; // [key][ly] p of rows 4ly..
 var<workgroup> sR: array<vec4<f32>, TY * TX>;           // [ly][lx] row-partial max / sum
 
 // Loads this thread's share of the K and V tile starting at key kv0 (zeros
@@ -58,7 +59,7 @@ var<workgroup> sR: array<vec4<f32>, TY * TX>;           // [ly][lx] row-partial 
 fn load_tile(pk: ptr<function, array<vec4<f32>, PF>>, pv: ptr<function, array<vec4<f32>, PF>>,
              kv0: u32, kv_end: u32, kv_base: u32, tid: u32) {
     let NT = TX * TY;
-    let BC = 4u * TX;
+    let BC = KE * TX;
     for (var u = 0u; u < PF; u++) {
         let i = tid + u * NT;
         let c = i / D4;
@@ -83,7 +84,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let tid = ly * TX + lx;
     let NT = TX * TY;
     let BR = 4u * TY;
-    let BC = 4u * TX;
+    let BC = KE * TX;
     let split = flat / (P.n_bh * P.n_qtiles);
     let rest = flat - split * P.n_bh * P.n_qtiles;
     let bh = rest / P.n_qtiles;
@@ -145,8 +146,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var j = 0u; j < D4; j++) {
                 let k0 = sKV[(lx) * RS + j];
                 let k1 = sKV[(lx + TX) * RS + j];
-                let k2 = sKV[(lx + 2u * TX) * RS + j];
-                let k3 = sKV[(lx + 3u * TX) * RS + j];
+                var k2 = vec4<f32>(0.0);
+                var k3 = vec4<f32>(0.0);
+                if (KE > 2u) {
+                    k2 = sKV[(lx + 2u * TX) * RS + j];
+                    k3 = sKV[(lx + 3u * TX) * RS + j];
+                }
                 for (var i = 0u; i < 4u; i++) {
                     let qv = sQ[(4u * ly + i) * RS + j];
                     a[i][0] = fma(qv, k0, a[i][0]);
@@ -164,8 +169,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var j = 0u; j < D4; j++) {
                 let k0 = sKV[(lx) * RS + j];
                 let k1 = sKV[(lx + TX) * RS + j];
-                let k2 = sKV[(lx + 2u * TX) * RS + j];
-                let k3 = sKV[(lx + 3u * TX) * RS + j];
+                var k2 = vec4<f32>(0.0);
+                var k3 = vec4<f32>(0.0);
+                if (KE > 2u) {
+                    k2 = sKV[(lx + 2u * TX) * RS + j];
+                    k3 = sKV[(lx + 3u * TX) * RS + j];
+                }
                 for (var i = 0u; i < 4u; i++) {
                     let qv = sQ[(4u * ly + i) * RS + j];
                     s[i] += vec4<f32>(dot(qv, k0), dot(qv, k1), dot(qv, k2), dot(qv, k3));
@@ -173,7 +182,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
 
-        let valid = vec4<bool>(lx < n_keys, lx + TX < n_keys, lx + 2u * TX < n_keys, lx + 3u * TX < n_keys);
+        // (Comparisons in parentheses: WGSL would read "a < b, ... c > d" as a template list.)
+        let valid = vec4<bool>((lx < n_keys), (lx + TX < n_keys), (KE > 2u) && (lx + 2u * TX < n_keys),
+                               (KE > 2u) && (lx + 3u * TX < n_keys));
         if (HAS_MASK) {
             for (var i = 0u; i < 4u; i++) {
                 let row = row0 + 4u * ly + i;
@@ -221,7 +232,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             p[i] = select(vec4<f32>(0.0), exp2(s[i] - mt[i]), valid);
             l[i] = l[i] * alpha[i] + (p[i].x + p[i].y + p[i].z + p[i].w);
         }
-        for (var e = 0u; e < 4u; e++) {
+        for (var e = 0u; e < KE; e++) {
             sP[(lx + e * TX) * (TY + 1u) + ly] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
         }
         for (var i = 0u; i < 4u; i++) {

@@ -141,41 +141,47 @@ static wgnn_status validate(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_
 /* ---- fused --------------------------------------------------------------- */
 
 typedef struct fused_cfg {
-    uint32_t ty, tx, oj, pf;
+    uint32_t ty, tx, ke, oj, pf;
     bool sacc;
     uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
 } fused_cfg;
 
-static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx) {
+static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke) {
     uint64_t rs = d4 + 1u; /* padded rows, see shaders/sdpa_fused.wgsl */
-    return 16u * (4ull * ty * rs + 4ull * tx * rs + 4ull * tx * (ty + 1u) + (uint64_t)ty * tx);
+    return 16u * (4ull * ty * rs + (uint64_t)ke * tx * rs + (uint64_t)ke * tx * (ty + 1u) + (uint64_t)ty * tx);
 }
 
-/* Largest tile that fits the adapter's workgroup memory and size limits, in
- * the order measured fastest (docs/PERFORMANCE.md): 16x8 threads on the
- * H200; on CPU adapters (lavapipe) 8x4 first. WGNN_FUSED_TILE=TYxTX puts
- * a tile first, for tuning. */
+/* The first tile that fits the adapter's workgroup memory and size limits,
+ * in the order measured fastest (docs/PERFORMANCE.md): on the H200 8x16
+ * threads with 2 keys each (32 rows x 32 keys, D=64 and D=128 alike); on
+ * CPU adapters (lavapipe) 8x4 threads with 4 keys. WGNN_FUSED_TILE=TYxTXxKE
+ * puts a tile first, for tuning. */
 static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
-    static const uint32_t gpu[][2] = {{16, 8}, {8, 8}, {16, 4}, {8, 4}, {4, 4}, {4, 2}, {2, 2}, {1, 2}, {1, 1}};
-    static const uint32_t cpu[][2] = {{8, 4}, {8, 8}, {4, 4}, {4, 2}, {2, 2}, {1, 2}, {1, 1}};
+    /* {TY, TX, KE}: rows 4*TY, keys KE*TX, TY*TX threads */
+    static const uint32_t gpu[][3] = {{8, 16, 2}, {16, 8, 4}, {8, 8, 4}, {16, 4, 4}, {8, 4, 4},
+                                      {4, 4, 4},  {4, 2, 4},  {2, 2, 4}, {1, 2, 4},  {1, 1, 4}};
+    static const uint32_t cpu[][3] = {{8, 4, 4}, {8, 8, 4}, {4, 4, 4}, {4, 2, 4}, {2, 2, 4}, {1, 2, 4}, {1, 1, 4}};
     bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
-    const uint32_t(*cand)[2] = is_cpu ? cpu : gpu;
+    const uint32_t(*cand)[3] = is_cpu ? cpu : gpu;
     size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
     const WGPULimits *L = &ctx->limits;
     const char *env = getenv("WGNN_FUSED_TILE");
-    unsigned ety = 0, etx = 0;
-    bool use_env = env && sscanf(env, "%ux%u", &ety, &etx) == 2 && ety && etx && ety <= 64 && etx <= 64;
+    unsigned ety = 0, etx = 0, eke = 4;
+    bool use_env = env && sscanf(env, "%ux%ux%u", &ety, &etx, &eke) >= 2 && ety && etx && ety <= 64 && etx <= 64 &&
+                   (eke == 2 || eke == 4);
     for (size_t i = use_env ? 0 : 1; i < n + 1; i++) {
         uint32_t ty = i == 0 ? ety : cand[i - 1][0];
         uint32_t tx = i == 0 ? etx : cand[i - 1][1];
-        if (fused_smem(d4, ty, tx) > L->maxComputeWorkgroupStorageSize) continue;
+        uint32_t ke = i == 0 ? eke : cand[i - 1][2];
+        if (fused_smem(d4, ty, tx, ke) > L->maxComputeWorkgroupStorageSize) continue;
         if (ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
             ty > L->maxComputeWorkgroupSizeY)
             continue;
         c->ty = ty;
         c->tx = tx;
+        c->ke = ke;
         c->oj = (d4 + tx - 1) / tx;
-        c->pf = (4u * tx * d4 + tx * ty - 1) / (tx * ty);
+        c->pf = (ke * tx * d4 + tx * ty - 1) / (tx * ty);
         /* vec4 partial sums pay off once D > 64 (measured), plain dots below */
         c->sacc = d4 > 16;
         const char *fl = getenv("WGNN_FUSED_FLAGS");
@@ -189,7 +195,7 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
  * rows, long S_kv): aim at ~256 workgroups, two key tiles per split at least.
  * WGNN_FUSED_SPLIT=N forces N splits (tests, tuning). */
 static void fused_split(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c) {
-    uint64_t bc = 4u * c->tx, br = 4u * c->ty;
+    uint64_t bc = (uint64_t)c->ke * c->tx, br = 4u * c->ty;
     uint64_t groups = sh->bh * ((sh->s_q + br - 1) / br);
     uint64_t want = 1;
     if (groups < 128 && sh->s_kv >= 4 * bc) {
@@ -230,11 +236,11 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
                          (unsigned long long)sh->d, ctx->limits.maxComputeWorkgroupStorageSize);
     fused_split(ctx, sh, &c);
     bool split = c.n_split > 1;
-    char prelude[128];
-    snprintf(prelude, sizeof prelude, "const D4: u32 = %uu;\nconst OJ: u32 = %uu;\nconst PF: u32 = %uu;", d4, c.oj,
-             c.pf);
+    char prelude[160];
+    snprintf(prelude, sizeof prelude, "const D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst OJ: u32 = %uu;\nconst PF: u32 = %uu;",
+             d4, c.ke, c.oj, c.pf);
     wgnn__const consts[6] = {{"TY", c.ty},          {"TX", c.tx},         {"HAS_MASK", sh->mask ? 1 : 0},
-                             {"SACC", c.sacc ? 1 : 0}, {"PREFETCH", 1}, {"SPLIT", split ? 1 : 0}};
+                             {"SACC", c.sacc ? 1 : 0}, {"PREFETCH", !getenv("WGNN_FUSED_NOPF")}, {"SPLIT", split ? 1 : 0}};
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
     wgnn__pipe_entry *pipe, *reduce = NULL;
