@@ -408,14 +408,12 @@ static wgnn_status prepare(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_t
 wgnn_status wgnn_sdpa(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
                       const wgnn_sdpa_options *opts, wgnn_tensor *out) {
     if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
-    sdpa_shape sh;
-    wgnn_sdpa_impl impl;
+    sdpa_shape sh = {0};
+    wgnn_sdpa_impl impl = WGNN_SDPA_AUTO;
     wgnn_status s = prepare(ctx, q, k, v, opts, out, &sh, &impl);
     if (s != WGNN_OK) return s;
     if (impl == WGNN_SDPA_FUSED) return run_fused(ctx, q, k, v, out, &sh);
-    bool per_entry = impl == WGNN_SDPA_CHANNEL ||
-                     (impl == WGNN_SDPA_THREE_PASS && sh.bh * sh.s_q < WGNN__CHANNEL_ROWS);
-    return run_three_pass(ctx, q, k, v, out, &sh, per_entry);
+    return run_three_pass(ctx, q, k, v, out, &sh, impl == WGNN_SDPA_CHANNEL);
 }
 
 wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k,
@@ -423,8 +421,8 @@ wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, con
                                     wgnn_sdpa_impl *routed) {
     if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
     if (!bytes) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa_scratch_bytes: bytes must not be NULL");
-    sdpa_shape sh;
-    wgnn_sdpa_impl impl;
+    sdpa_shape sh = {0};
+    wgnn_sdpa_impl impl = WGNN_SDPA_AUTO;
     /* out is only validated for shape: q stands in for it. */
     wgnn_sdpa_options o = opts ? *opts : (wgnn_sdpa_options){0};
     wgnn_status s = wgnn__check_health(ctx);
