@@ -34,12 +34,12 @@ test: build
 bench: build
 	bash bench/run_local.sh
 
-# tests/keep_driver.c (preloaded) keeps lavapipe mapped so that its own small
-# leak can be suppressed by tests/lsan.supp; leaks of wgnn's are reported.
+# tests/keep_driver.c (linked into sanitizer builds) keeps lavapipe mapped so
+# that its own small leak can be suppressed by tests/lsan.supp; leaks of
+# wgnn's are reported.
 asan: setup
 	@$(call CONFIGURED,build-asan) || cmake -S . -B build-asan -DWGNN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 	$(call CMAKE_BUILD,build-asan)
-	LD_PRELOAD="$$($(or $(CC),cc) -print-file-name=libasan.so) $(CURDIR)/build-asan/libwgnn_keep_driver.so" \
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan --output-on-failure --no-tests=error -j2

@@ -1,4 +1,4 @@
-/* keep_driver.c - LD_PRELOADed by `make asan` only.
+/* keep_driver.c - linked into the executables of sanitizer builds only.
  *
  * Mesa's lavapipe leaks 128 bytes and is dlclose()d by the Vulkan loader
  * before LeakSanitizer runs, so the leak's stack ends in "<unknown module>"
