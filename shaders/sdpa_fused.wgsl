@@ -2,7 +2,10 @@
 //
 // The host prepends consts: D4 (= D / 4), KE (keys per thread, 2 or 4),
 // OJ (= ceil(D4 / TX)) and PF (prefetch vec4s per thread): sizes of register
-// arrays, which WGSL wants at shader-creation time.
+// arrays, which WGSL wants at shader-creation time. It also defines
+// row_max_sg(x): the max over the TX lanes of a row, with subgroup shuffles
+// when USE_SG (the prelude then starts with "enable subgroups;"), else a
+// stub that is never called.
 //
 // One workgroup owns BR = 4*TY query rows of one (batch, head) and walks the
 // keys in tiles of BC = KE*TX. Thread (ly, lx) keeps a 4xKE block of scores
@@ -36,6 +39,13 @@ override PREFETCH: bool = false;
 // out (as [split][bh][row][d4]) and its row max and sum to part_ml;
 // sdpa_fused_reduce combines the splits.
 override SPLIT: bool = false;
+// SEP_KV: K and V get their own buffers (when they fit): 3 barriers a tile
+// with USE_SG instead of 4. USE_SG: row maxima by subgroup shuffles
+// instead of a pass through workgroup memory (needs TX lanes of a row in one
+// subgroup: the host checks the subgroup size).
+override SEP_KV: bool = false;
+override SEPF: u32 = 0u; // 1 when SEP_KV: sizes sVs
+override USE_SG: bool = false;
 
 const NEG_MAX: f32 = -3.40282346638528859812e38;
 const LOG2E: f32 = 1.44269504088896340736;
@@ -50,7 +60,8 @@ const RS: u32 = D4 + 1u; // padded row stride of sQ and sKV, in vec4
 @group(0) @binding(6) var<storage, read_write> part_ml: array<vec2<f32>>;
 
 var<workgroup> sQ: array<vec4<f32>, 4u * TY * RS>;      // [row][d4], pre-scaled
-var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;     // [key][d4]: K, then V
+var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;     // [key][d4]: K, then V (K only if SEP_KV)
+var<workgroup> sVs: array<vec4<f32>, KE * TX * RS * SEPF + 1u>; // [key][d4]: V if SEP_KV
 var<workgroup> sP: array<vec4<f32>, KE * TX * (TY + 1u)>; // [key][ly] p of rows 4ly..
 var<workgroup> sR: array<vec4<f32>, TY * TX>;           // [ly][lx] row-partial max / sum
 
@@ -123,7 +134,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (PREFETCH) {
             for (var u = 0u; u < PF; u++) {
                 let i = tid + u * NT;
-                if (i < BC * D4) { let c = i / D4; sKV[c * RS + (i - c * D4)] = pk[u]; }
+                if (i < BC * D4) {
+                    let c = i / D4;
+                    sKV[c * RS + (i - c * D4)] = pk[u];
+                    if (SEP_KV) { sVs[c * RS + (i - c * D4)] = pv[u]; }
+                }
             }
         } else {
             for (var i = tid; i < BC * D4; i += NT) {
@@ -131,58 +146,47 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 var kk = vec4<f32>(0.0);
                 if (c < n_keys) { kk = k[kv_base + kv0 * D4 + i]; }
                 sKV[c * RS + (i - c * D4)] = kk;
+                if (SEP_KV) {
+                    var vv = vec4<f32>(0.0);
+                    if (c < n_keys) { vv = v[kv_base + kv0 * D4 + i]; }
+                    sVs[c * RS + (i - c * D4)] = vv;
+                }
             }
         }
         workgroupBarrier();
+        if (PREFETCH && SEP_KV) { load_tile(&pk, &pv, kv0 + BC, kv_end, kv_base, tid); }
 
-        // s[i][e]: row 4ly+i against key lx+TX*e.
+        // s[i][e]: row 4ly+i against key lx+TX*e (e < KE; the rest stay 0).
         var s: array<vec4<f32>, 4>;
+        for (var i = 0u; i < 4u; i++) { s[i] = vec4<f32>(0.0); }
         if (SACC) {
             // vec4 partial sums: pure FMAs in the loop, one reduction after.
-            var a: array<array<vec4<f32>, 4>, 4>;
+            var a: array<array<vec4<f32>, KE>, 4>;
             for (var i = 0u; i < 4u; i++) {
-                for (var e = 0u; e < 4u; e++) { a[i][e] = vec4<f32>(0.0); }
+                for (var e = 0u; e < KE; e++) { a[i][e] = vec4<f32>(0.0); }
             }
             for (var j = 0u; j < D4; j++) {
-                let k0 = sKV[(lx) * RS + j];
-                let k1 = sKV[(lx + TX) * RS + j];
-                var k2 = vec4<f32>(0.0);
-                var k3 = vec4<f32>(0.0);
-                if (KE > 2u) {
-                    k2 = sKV[(lx + 2u * TX) * RS + j];
-                    k3 = sKV[(lx + 3u * TX) * RS + j];
-                }
+                var kk: array<vec4<f32>, KE>;
+                for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
                 for (var i = 0u; i < 4u; i++) {
                     let qv = sQ[(4u * ly + i) * RS + j];
-                    a[i][0] = fma(qv, k0, a[i][0]);
-                    a[i][1] = fma(qv, k1, a[i][1]);
-                    a[i][2] = fma(qv, k2, a[i][2]);
-                    a[i][3] = fma(qv, k3, a[i][3]);
+                    for (var e = 0u; e < KE; e++) { a[i][e] = fma(qv, kk[e], a[i][e]); }
                 }
             }
             for (var i = 0u; i < 4u; i++) {
-                s[i] = vec4<f32>(dot(a[i][0], vec4<f32>(1.0)), dot(a[i][1], vec4<f32>(1.0)),
-                                 dot(a[i][2], vec4<f32>(1.0)), dot(a[i][3], vec4<f32>(1.0)));
+                for (var e = 0u; e < KE; e++) { s[i][e] = dot(a[i][e], vec4<f32>(1.0)); }
             }
         } else {
-            for (var i = 0u; i < 4u; i++) { s[i] = vec4<f32>(0.0); }
             for (var j = 0u; j < D4; j++) {
-                let k0 = sKV[(lx) * RS + j];
-                let k1 = sKV[(lx + TX) * RS + j];
-                var k2 = vec4<f32>(0.0);
-                var k3 = vec4<f32>(0.0);
-                if (KE > 2u) {
-                    k2 = sKV[(lx + 2u * TX) * RS + j];
-                    k3 = sKV[(lx + 3u * TX) * RS + j];
-                }
+                var kk: array<vec4<f32>, KE>;
+                for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
                 for (var i = 0u; i < 4u; i++) {
                     let qv = sQ[(4u * ly + i) * RS + j];
-                    s[i] += vec4<f32>(dot(qv, k0), dot(qv, k1), dot(qv, k2), dot(qv, k3));
+                    for (var e = 0u; e < KE; e++) { s[i][e] += dot(qv, kk[e]); }
                 }
             }
         }
 
-        // (Comparisons in parentheses: WGSL would read "a < b, ... c > d" as a template list.)
         let valid = vec4<bool>((lx < n_keys), (lx + TX < n_keys), (KE > 2u) && (lx + 2u * TX < n_keys),
                                (KE > 2u) && (lx + 3u * TX < n_keys));
         if (HAS_MASK) {
@@ -206,10 +210,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let si = select(vec4<f32>(NEG_MAX), s[i], valid);
             pm[i] = max(max(si.x, si.y), max(si.z, si.w));
         }
-        sR[ly * TX + lx] = pm;
-        workgroupBarrier(); // K reads done, partial maxima visible
+        var mt = m;
+        if (USE_SG) {
+            mt = max(m, row_max_sg(pm));
+        } else {
+            sR[ly * TX + lx] = pm;
+        }
+        if (!(USE_SG && SEP_KV)) {
+            workgroupBarrier(); // K reads done, partial maxima visible
+        }
+        if (!USE_SG) {
+            for (var x = 0u; x < TX; x++) { mt = max(mt, sR[ly * TX + x]); }
+        }
 
-        if (PREFETCH) {
+        if (SEP_KV) {
+        } else if (PREFETCH) {
             for (var u = 0u; u < PF; u++) {
                 let i = tid + u * NT;
                 if (i < BC * D4) { let c = i / D4; sKV[c * RS + (i - c * D4)] = pv[u]; }
@@ -223,8 +238,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 sKV[c * RS + (i - c * D4)] = vv;
             }
         }
-        var mt = m;
-        for (var x = 0u; x < TX; x++) { mt = max(mt, sR[ly * TX + x]); }
         let alpha = exp2(m - mt);
         m = mt;
         var p: array<vec4<f32>, 4>;
@@ -245,7 +258,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var jj = 0u; jj < OJ; jj++) {
                 let j = lx + TX * jj;
                 if (OJ * TX == D4 || j < D4) {
-                    let vv = sKV[c * RS + j];
+                    var vv: vec4<f32>;
+                    if (SEP_KV) { vv = sVs[c * RS + j]; } else { vv = sKV[c * RS + j]; }
                     o[0][jj] += pv.x * vv;
                     o[1][jj] += pv.y * vv;
                     o[2][jj] += pv.z * vv;

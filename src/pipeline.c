@@ -139,7 +139,7 @@ wgnn_status wgnn__compile(wgnn_context *ctx, const char *label, const char *wgsl
 wgnn_status wgnn__make_compute_pipeline(wgnn_context *ctx, const char *kernel, const char *prelude,
                                         const wgnn__const *consts, size_t n_consts, wgnn__pipe_entry **out) {
     *out = NULL;
-    char key[1024];
+    char key[2048];
     int len = snprintf(key, sizeof key, "%s|%s", kernel, prelude ? prelude : "");
     for (size_t i = 0; i < n_consts && len > 0 && (size_t)len < sizeof key; i++)
         len += snprintf(key + len, sizeof key - (size_t)len, "|%s=%.17g", consts[i].name, consts[i].value);
