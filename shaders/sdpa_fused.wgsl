@@ -1,25 +1,27 @@
 // sdpa_fused: single-pass attention (flash attention) with an online softmax.
 //
-// The host prepends consts: D4 (= D / 4), KE (keys per thread, 2 or 4),
-// OJ (= ceil(D4 / TX)) and PF (prefetch vec4s per thread): sizes of register
-// arrays, which WGSL wants at shader-creation time. It also defines
-// row_max_sg(x): the max over the TX lanes of a row, with subgroup shuffles
-// when USE_SG (the prelude then starts with "enable subgroups;"), else a
-// stub that is never called.
+// The host prepends consts, sizes of register arrays that WGSL wants at
+// shader-creation time: D4 (= D / 4), KE (keys per thread, 2 or 4), RG
+// (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)) and PF
+// (prefetched vec4s per thread). It also defines row_max_sg(x), the max over
+// the TX lanes of a row by subgroup shuffles when USE_SG (the prelude then
+// starts with "enable subgroups;"), else a stub that is never called.
 //
-// One workgroup owns BR = 4*TY query rows of one (batch, head) and walks the
-// keys in tiles of BC = KE*TX. Thread (ly, lx) keeps a 4xKE block of scores
-// (rows 4ly+i, keys lx+TX*e) and a 4-row x OJ-vec4 block of the output
-// (columns lx+TX*jj): every vec4 read from workgroup memory feeds 4 to 16
-// FMAs. K and V take turns in one buffer, so the Q tile stays resident and
-// D=128 still fits 48 KiB. Rows of sQ/sKV are padded by one vec4 so that
-// the 8 lanes of a quarter-warp read 8 different banks.
+// One workgroup owns BR = 4*RG*TY query rows of one (batch, head) and walks
+// the keys in tiles of BC = KE*TX. Thread (ly, lx) keeps a (4*RG) x KE block
+// of scores (rows 4*(RG*ly+g)+i, keys lx+TX*e) and a (4*RG)-row x OJ-vec4
+// block of the output (columns lx+TX*jj): every vec4 read from workgroup
+// memory feeds several FMAs, which is what bounds this kernel (shared-memory
+// wavefronts, see docs/PERFORMANCE.md). K and V take turns in one buffer so
+// the Q tile stays resident; the next tile's K and V wait in registers while
+// the current one is computed. Rows of sQ/sKV are padded by one vec4 so that
+// the lanes of a quarter-warp read different banks.
 //
 // Scores are in log2 units: q is pre-scaled by scale*log2(e), exp2 replaces
 // exp. The running max starts at -FLT_MAX, so exp2(s - m) is never
 // exp2(-inf + inf); a row masked everywhere keeps l == 0 and is written as 0.
 struct Params {
-    n_groups: u32, // B*H*n_qtiles workgroups (2-D fold)
+    n_groups: u32, // workgroups: n_split * B*H * n_qtiles (2-D fold)
     n_qtiles: u32, // ceil(S_q / BR)
     s_q: u32,
     s_kv: u32,
@@ -29,27 +31,24 @@ struct Params {
     _pad: u32,
 }
 
-override TY: u32 = 16u;
-override TX: u32 = 8u;
+override TY: u32 = 8u;
+override TX: u32 = 16u;
 override HAS_MASK: bool = false;
+// SACC: score dot products as vec4 partial sums (pure FMAs in the loop).
 override SACC: bool = false;
-override PREFETCH: bool = false;
 // SPLIT: split-KV for few query rows. Workgroup (split, bh, q-tile) covers
 // keys [split*kv_chunk, +kv_chunk) and writes its unnormalised output to
 // out (as [split][bh][row][d4]) and its row max and sum to part_ml;
 // sdpa_fused_reduce combines the splits.
 override SPLIT: bool = false;
-// SEP_KV: K and V get their own buffers (when they fit): 3 barriers a tile
-// with USE_SG instead of 4. USE_SG: row maxima by subgroup shuffles
-// instead of a pass through workgroup memory (needs TX lanes of a row in one
-// subgroup: the host checks the subgroup size).
-override SEP_KV: bool = false;
-override SEPF: u32 = 0u; // 1 when SEP_KV: sizes sVs
+// USE_SG: row maxima by subgroup shuffles instead of a pass through
+// workgroup memory (the host checks that a row's TX lanes share a subgroup).
 override USE_SG: bool = false;
 
 const NEG_MAX: f32 = -3.40282346638528859812e38;
 const LOG2E: f32 = 1.44269504088896340736;
 const RS: u32 = D4 + 1u; // padded row stride of sQ and sKV, in vec4
+const RM: u32 = 4u * RG; // rows per thread
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
@@ -59,14 +58,13 @@ const RS: u32 = D4 + 1u; // padded row stride of sQ and sKV, in vec4
 @group(0) @binding(5) var<storage, read_write> out: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> part_ml: array<vec2<f32>>;
 
-var<workgroup> sQ: array<vec4<f32>, 4u * TY * RS>;      // [row][d4], pre-scaled
-var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;     // [key][d4]: K, then V (K only if SEP_KV)
-var<workgroup> sVs: array<vec4<f32>, KE * TX * RS * SEPF + 1u>; // [key][d4]: V if SEP_KV
-var<workgroup> sP: array<vec4<f32>, KE * TX * (TY + 1u)>; // [key][ly] p of rows 4ly..
-var<workgroup> sR: array<vec4<f32>, TY * TX>;           // [ly][lx] row-partial max / sum
+var<workgroup> sQ: array<vec4<f32>, RM * TY * RS>;             // [row][d4], pre-scaled
+var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;            // [key][d4]: K, then V
+var<workgroup> sP: array<vec4<f32>, KE * TX * (RG * TY + 1u)>; // [key][row group]
+var<workgroup> sR: array<vec4<f32>, RG * TY * TX>;             // [row group][lx] partial max / sum
 
-// Loads this thread's share of the K and V tile starting at key kv0 (zeros
-// past S_kv) into registers.
+// This thread's share of the K and V tile starting at key kv0 (zeros past
+// kv_end), into registers.
 fn load_tile(pk: ptr<function, array<vec4<f32>, PF>>, pv: ptr<function, array<vec4<f32>, PF>>,
              kv0: u32, kv_end: u32, kv_base: u32, tid: u32) {
     let NT = TX * TY;
@@ -85,6 +83,17 @@ fn load_tile(pk: ptr<function, array<vec4<f32>, PF>>, pv: ptr<function, array<ve
     }
 }
 
+fn store_tile(p: ptr<function, array<vec4<f32>, PF>>, tid: u32) {
+    let NT = TX * TY;
+    for (var u = 0u; u < PF; u++) {
+        let i = tid + u * NT;
+        if (i < KE * TX * D4) {
+            let c = i / D4;
+            sKV[c * RS + (i - c * D4)] = (*p)[u];
+        }
+    }
+}
+
 @compute @workgroup_size(TX, TY)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_id) lid3: vec3<u32>) {
@@ -94,7 +103,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let ly = lid3.y;
     let tid = ly * TX + lx;
     let NT = TX * TY;
-    let BR = 4u * TY;
+    let BR = RM * TY;
     let BC = KE * TX;
     let split = flat / (P.n_bh * P.n_qtiles);
     let rest = flat - split * P.n_bh * P.n_qtiles;
@@ -117,153 +126,122 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         sQ[r * RS + (i - r * D4)] = val;
     }
 
-    var o: array<array<vec4<f32>, OJ>, 4>;
-    for (var i = 0u; i < 4u; i++) {
-        for (var jj = 0u; jj < OJ; jj++) { o[i][jj] = vec4<f32>(0.0); }
+    var o: array<array<vec4<f32>, OJ>, RM>;
+    for (var r = 0u; r < RM; r++) {
+        for (var jj = 0u; jj < OJ; jj++) { o[r][jj] = vec4<f32>(0.0); }
     }
-    var m = vec4<f32>(NEG_MAX);
-    var l = vec4<f32>(0.0);
+    var m: array<vec4<f32>, RG>; // running max of rows 4*(RG*ly+g)+0..3
+    var l: array<vec4<f32>, RG>; // this thread's part of the running sum
+    for (var g = 0u; g < RG; g++) {
+        m[g] = vec4<f32>(NEG_MAX);
+        l[g] = vec4<f32>(0.0);
+    }
 
-    // PREFETCH: this thread's share of the next K and V tiles waits in
-    // registers while the current tile is computed (PF = BC*D4/NT vec4).
     var pk: array<vec4<f32>, PF>;
     var pv: array<vec4<f32>, PF>;
-    if (PREFETCH) { load_tile(&pk, &pv, kv_start, kv_end, kv_base, tid); }
+    load_tile(&pk, &pv, kv_start, kv_end, kv_base, tid);
     for (var kv0 = kv_start; kv0 < kv_end; kv0 += BC) {
         let n_keys = min(BC, kv_end - kv0);
-        if (PREFETCH) {
-            for (var u = 0u; u < PF; u++) {
-                let i = tid + u * NT;
-                if (i < BC * D4) {
-                    let c = i / D4;
-                    sKV[c * RS + (i - c * D4)] = pk[u];
-                    if (SEP_KV) { sVs[c * RS + (i - c * D4)] = pv[u]; }
-                }
-            }
-        } else {
-            for (var i = tid; i < BC * D4; i += NT) {
-                let c = i / D4;
-                var kk = vec4<f32>(0.0);
-                if (c < n_keys) { kk = k[kv_base + kv0 * D4 + i]; }
-                sKV[c * RS + (i - c * D4)] = kk;
-                if (SEP_KV) {
-                    var vv = vec4<f32>(0.0);
-                    if (c < n_keys) { vv = v[kv_base + kv0 * D4 + i]; }
-                    sVs[c * RS + (i - c * D4)] = vv;
-                }
-            }
-        }
-        workgroupBarrier();
-        if (PREFETCH && SEP_KV) { load_tile(&pk, &pv, kv0 + BC, kv_end, kv_base, tid); }
+        store_tile(&pk, tid);
+        workgroupBarrier(); // K visible
 
-        // s[i][e]: row 4ly+i against key lx+TX*e (e < KE; the rest stay 0).
-        var s: array<vec4<f32>, 4>;
-        for (var i = 0u; i < 4u; i++) { s[i] = vec4<f32>(0.0); }
+        // s[r][e]: row 4*RG*ly + r against key lx+TX*e (e < KE; the rest stay 0).
+        var s: array<vec4<f32>, RM>;
+        for (var r = 0u; r < RM; r++) { s[r] = vec4<f32>(0.0); }
         if (SACC) {
-            // vec4 partial sums: pure FMAs in the loop, one reduction after.
-            var a: array<array<vec4<f32>, KE>, 4>;
-            for (var i = 0u; i < 4u; i++) {
-                for (var e = 0u; e < KE; e++) { a[i][e] = vec4<f32>(0.0); }
+            var a: array<array<vec4<f32>, KE>, RM>;
+            for (var r = 0u; r < RM; r++) {
+                for (var e = 0u; e < KE; e++) { a[r][e] = vec4<f32>(0.0); }
             }
             for (var j = 0u; j < D4; j++) {
                 var kk: array<vec4<f32>, KE>;
                 for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
-                for (var i = 0u; i < 4u; i++) {
-                    let qv = sQ[(4u * ly + i) * RS + j];
-                    for (var e = 0u; e < KE; e++) { a[i][e] = fma(qv, kk[e], a[i][e]); }
+                for (var r = 0u; r < RM; r++) {
+                    let qv = sQ[(RM * ly + r) * RS + j];
+                    for (var e = 0u; e < KE; e++) { a[r][e] = fma(qv, kk[e], a[r][e]); }
                 }
             }
-            for (var i = 0u; i < 4u; i++) {
-                for (var e = 0u; e < KE; e++) { s[i][e] = dot(a[i][e], vec4<f32>(1.0)); }
+            for (var r = 0u; r < RM; r++) {
+                for (var e = 0u; e < KE; e++) { s[r][e] = dot(a[r][e], vec4<f32>(1.0)); }
             }
         } else {
             for (var j = 0u; j < D4; j++) {
                 var kk: array<vec4<f32>, KE>;
                 for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
-                for (var i = 0u; i < 4u; i++) {
-                    let qv = sQ[(4u * ly + i) * RS + j];
-                    for (var e = 0u; e < KE; e++) { s[i][e] += dot(qv, kk[e]); }
+                for (var r = 0u; r < RM; r++) {
+                    let qv = sQ[(RM * ly + r) * RS + j];
+                    for (var e = 0u; e < KE; e++) { s[r][e] += dot(qv, kk[e]); }
                 }
             }
         }
 
+        // (Comparisons in parentheses: WGSL would read "a < b, ... c > d" as a template list.)
         let valid = vec4<bool>((lx < n_keys), (lx + TX < n_keys), (KE > 2u) && (lx + 2u * TX < n_keys),
                                (KE > 2u) && (lx + 3u * TX < n_keys));
         if (HAS_MASK) {
-            for (var i = 0u; i < 4u; i++) {
-                let row = row0 + 4u * ly + i;
+            for (var r = 0u; r < RM; r++) {
+                let row = row0 + RM * ly + r;
                 if (row < P.s_q) {
                     let mrow = (bh * P.s_q + row) * P.s_kv + kv0 + lx;
-                    for (var e = 0u; e < 4u; e++) {
+                    for (var e = 0u; e < KE; e++) {
                         if (valid[e]) {
                             let mv = mask[mrow + e * TX];
                             let ml = mv * LOG2E;
                             // A finite mask must stay finite in log2 units.
-                            s[i][e] += select(ml, NEG_MAX, ml < NEG_MAX && mv >= NEG_MAX);
+                            s[r][e] += select(ml, NEG_MAX, ml < NEG_MAX && mv >= NEG_MAX);
                         }
                     }
                 }
             }
         }
-        var pm = vec4<f32>(NEG_MAX);
-        for (var i = 0u; i < 4u; i++) {
-            let si = select(vec4<f32>(NEG_MAX), s[i], valid);
-            pm[i] = max(max(si.x, si.y), max(si.z, si.w));
-        }
-        var mt = m;
-        if (USE_SG) {
-            mt = max(m, row_max_sg(pm));
-        } else {
-            sR[ly * TX + lx] = pm;
-        }
-        if (!(USE_SG && SEP_KV)) {
-            workgroupBarrier(); // K reads done, partial maxima visible
-        }
-        if (!USE_SG) {
-            for (var x = 0u; x < TX; x++) { mt = max(mt, sR[ly * TX + x]); }
-        }
-
-        if (SEP_KV) {
-        } else if (PREFETCH) {
-            for (var u = 0u; u < PF; u++) {
-                let i = tid + u * NT;
-                if (i < BC * D4) { let c = i / D4; sKV[c * RS + (i - c * D4)] = pv[u]; }
+        var mt: array<vec4<f32>, RG>;
+        for (var g = 0u; g < RG; g++) {
+            var pm = vec4<f32>(NEG_MAX);
+            for (var i = 0u; i < 4u; i++) {
+                let si = select(vec4<f32>(NEG_MAX), s[4u * g + i], valid);
+                pm[i] = max(max(si.x, si.y), max(si.z, si.w));
             }
-            load_tile(&pk, &pv, kv0 + BC, kv_end, kv_base, tid);
-        } else {
-            for (var i = tid; i < BC * D4; i += NT) {
-                let c = i / D4;
-                var vv = vec4<f32>(0.0);
-                if (c < n_keys) { vv = v[kv_base + kv0 * D4 + i]; }
-                sKV[c * RS + (i - c * D4)] = vv;
+            if (USE_SG) {
+                mt[g] = max(m[g], row_max_sg(pm));
+            } else {
+                sR[(RG * ly + g) * TX + lx] = pm;
             }
         }
-        let alpha = exp2(m - mt);
-        m = mt;
-        var p: array<vec4<f32>, 4>;
-        for (var i = 0u; i < 4u; i++) {
-            p[i] = select(vec4<f32>(0.0), exp2(s[i] - mt[i]), valid);
-            l[i] = l[i] * alpha[i] + (p[i].x + p[i].y + p[i].z + p[i].w);
-        }
-        for (var e = 0u; e < KE; e++) {
-            sP[(lx + e * TX) * (TY + 1u) + ly] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
-        }
-        for (var i = 0u; i < 4u; i++) {
-            for (var jj = 0u; jj < OJ; jj++) { o[i][jj] *= alpha[i]; }
+        workgroupBarrier(); // K reads done (sKV free for V), partial maxima visible
+        store_tile(&pv, tid);
+        load_tile(&pk, &pv, kv0 + BC, kv_end, kv_base, tid);
+        for (var g = 0u; g < RG; g++) {
+            if (!USE_SG) {
+                mt[g] = m[g];
+                for (var x = 0u; x < TX; x++) { mt[g] = max(mt[g], sR[(RG * ly + g) * TX + x]); }
+            }
+            let alpha = exp2(m[g] - mt[g]);
+            m[g] = mt[g];
+            var p: array<vec4<f32>, 4>;
+            for (var i = 0u; i < 4u; i++) {
+                p[i] = select(vec4<f32>(0.0), exp2(s[4u * g + i] - mt[g][i]), valid);
+                l[g][i] = l[g][i] * alpha[i] + (p[i].x + p[i].y + p[i].z + p[i].w);
+                for (var jj = 0u; jj < OJ; jj++) { o[4u * g + i][jj] *= alpha[i]; }
+            }
+            for (var e = 0u; e < KE; e++) {
+                sP[(lx + e * TX) * (RG * TY + 1u) + RG * ly + g] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
+            }
         }
         workgroupBarrier(); // V and P visible
 
         for (var c = 0u; c < BC; c++) {
-            let pv = sP[c * (TY + 1u) + ly];
+            var pr: array<vec4<f32>, RG>;
+            for (var g = 0u; g < RG; g++) { pr[g] = sP[c * (RG * TY + 1u) + RG * ly + g]; }
             for (var jj = 0u; jj < OJ; jj++) {
                 let j = lx + TX * jj;
                 if (OJ * TX == D4 || j < D4) {
-                    var vv: vec4<f32>;
-                    if (SEP_KV) { vv = sVs[c * RS + j]; } else { vv = sKV[c * RS + j]; }
-                    o[0][jj] += pv.x * vv;
-                    o[1][jj] += pv.y * vv;
-                    o[2][jj] += pv.z * vv;
-                    o[3][jj] += pv.w * vv;
+                    let vv = sKV[c * RS + j];
+                    for (var g = 0u; g < RG; g++) {
+                        o[4u * g + 0u][jj] += pr[g].x * vv;
+                        o[4u * g + 1u][jj] += pr[g].y * vv;
+                        o[4u * g + 2u][jj] += pr[g].z * vv;
+                        o[4u * g + 3u][jj] += pr[g].w * vv;
+                    }
                 }
             }
         }
@@ -271,24 +249,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
 
     // Each thread summed l over its own keys only: add up the row's partials.
-    sR[ly * TX + lx] = l;
+    for (var g = 0u; g < RG; g++) { sR[(RG * ly + g) * TX + lx] = l[g]; }
     workgroupBarrier();
-    var lt = vec4<f32>(0.0);
-    for (var x = 0u; x < TX; x++) { lt += sR[ly * TX + x]; }
-    for (var i = 0u; i < 4u; i++) {
-        let row = row0 + 4u * ly + i;
-        if (SPLIT && row < P.s_q) {
-            let prow = (split * P.n_bh + bh) * P.s_q + row;
-            if (lx == 0u) { part_ml[prow] = vec2<f32>(m[i], lt[i]); }
-            for (var jj = 0u; jj < OJ; jj++) {
-                let j = lx + TX * jj;
-                if (j < D4) { out[prow * D4 + j] = o[i][jj]; }
-            }
-        } else if (row < P.s_q) {
-            let inv = select(0.0, 1.0 / lt[i], lt[i] > 0.0);
-            for (var jj = 0u; jj < OJ; jj++) {
-                let j = lx + TX * jj;
-                if (j < D4) { out[q_base + (4u * ly + i) * D4 + j] = o[i][jj] * inv; }
+    for (var g = 0u; g < RG; g++) {
+        var lt = vec4<f32>(0.0);
+        for (var x = 0u; x < TX; x++) { lt += sR[(RG * ly + g) * TX + x]; }
+        for (var i = 0u; i < 4u; i++) {
+            let r = 4u * g + i;
+            let row = row0 + RM * ly + r;
+            if (row >= P.s_q) { continue; }
+            if (SPLIT) {
+                let prow = (split * P.n_bh + bh) * P.s_q + row;
+                if (lx == 0u) { part_ml[prow] = vec2<f32>(m[g][i], lt[i]); }
+                for (var jj = 0u; jj < OJ; jj++) {
+                    let j = lx + TX * jj;
+                    if (j < D4) { out[prow * D4 + j] = o[r][jj]; }
+                }
+            } else {
+                let inv = select(0.0, 1.0 / lt[i], lt[i] > 0.0);
+                for (var jj = 0u; jj < OJ; jj++) {
+                    let j = lx + TX * jj;
+                    if (j < D4) { out[q_base + (RM * ly + r) * D4 + j] = o[r][jj] * inv; }
+                }
             }
         }
     }

@@ -141,58 +141,57 @@ static wgnn_status validate(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_
 /* ---- fused --------------------------------------------------------------- */
 
 typedef struct fused_cfg {
-    uint32_t ty, tx, ke, oj, pf;
-    bool sacc, sep_kv, use_sg;
+    uint32_t ty, tx, ke, rg, oj, pf;
+    bool sacc, use_sg;
     uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
 } fused_cfg;
 
-static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, bool sep_kv) {
-    uint64_t rs = d4 + 1u; /* padded rows, see shaders/sdpa_fused.wgsl */
-    uint64_t kv = (uint64_t)ke * tx * rs;
-    return 16u * (4ull * ty * rs + kv + (sep_kv ? kv : 0) + 1u + (uint64_t)ke * tx * (ty + 1u) + (uint64_t)ty * tx);
+/* Workgroup memory of shaders/sdpa_fused.wgsl: sQ, sKV, sP, sR. */
+static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, uint32_t rg) {
+    uint64_t rs = d4 + 1u; /* rows padded by one vec4 */
+    return 16u * (4ull * rg * ty * rs + (uint64_t)ke * tx * rs + (uint64_t)ke * tx * (rg * ty + 1u) +
+                  (uint64_t)rg * ty * tx);
 }
 
 /* The first tile that fits the adapter's workgroup memory and size limits,
- * in the order measured fastest (docs/PERFORMANCE.md): on the H200 8x16
- * threads with 2 keys each (32 rows x 32 keys, D=64 and D=128 alike); on
- * CPU adapters (lavapipe) 8x4 threads with 4 keys. WGNN_FUSED_TILE=TYxTXxKE
- * puts a tile first, for tuning. */
+ * in the order measured fastest (docs/PERFORMANCE.md). {TY, TX, KE, RG}:
+ * TY*TX threads, 4*RG*TY query rows, KE*TX keys a tile. On CPU adapters
+ * (lavapipe) small tiles first. WGNN_FUSED_TILE=TYxTXxKExRG puts a tile
+ * first, for tuning. */
 static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
-    /* {TY, TX, KE}: rows 4*TY, keys KE*TX, TY*TX threads */
-    static const uint32_t gpu[][3] = {{8, 16, 2}, {16, 8, 4}, {8, 8, 4}, {16, 4, 4}, {8, 4, 4},
-                                      {4, 4, 4},  {4, 2, 4},  {2, 2, 4}, {1, 2, 4},  {1, 1, 4}};
-    static const uint32_t cpu[][3] = {{8, 4, 4}, {8, 8, 4}, {4, 4, 4}, {4, 2, 4}, {2, 2, 4}, {1, 2, 4}, {1, 1, 4}};
+    static const uint32_t gpu[][4] = {{16, 16, 2, 1}, {8, 16, 2, 1}, {16, 8, 4, 1}, {8, 8, 4, 1}, {16, 4, 4, 1},
+                                      {8, 4, 4, 1},  {4, 4, 4, 1},  {4, 2, 4, 1},  {2, 2, 4, 1}, {1, 2, 4, 1},
+                                      {1, 1, 4, 1}};
+    static const uint32_t cpu[][4] = {{8, 4, 4, 1}, {8, 8, 4, 1}, {4, 4, 4, 1}, {4, 2, 4, 1},
+                                      {2, 2, 4, 1}, {1, 2, 4, 1}, {1, 1, 4, 1}};
     bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
-    const uint32_t(*cand)[3] = is_cpu ? cpu : gpu;
+    const uint32_t(*cand)[4] = is_cpu ? cpu : gpu;
     size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
     const WGPULimits *L = &ctx->limits;
     const char *env = getenv("WGNN_FUSED_TILE");
-    unsigned ety = 0, etx = 0, eke = 4;
-    bool use_env = env && sscanf(env, "%ux%ux%u", &ety, &etx, &eke) >= 2 && ety && etx && ety <= 64 && etx <= 64 &&
-                   (eke == 2 || eke == 4);
+    unsigned e[4] = {0, 0, 4, 1};
+    bool use_env = env && sscanf(env, "%ux%ux%ux%u", &e[0], &e[1], &e[2], &e[3]) >= 2 && e[0] && e[1] &&
+                   e[0] <= 64 && e[1] <= 64 && (e[2] == 2 || e[2] == 4) && (e[3] == 1 || e[3] == 2);
     for (size_t i = use_env ? 0 : 1; i < n + 1; i++) {
-        uint32_t ty = i == 0 ? ety : cand[i - 1][0];
-        uint32_t tx = i == 0 ? etx : cand[i - 1][1];
-        uint32_t ke = i == 0 ? eke : cand[i - 1][2];
-        if (fused_smem(d4, ty, tx, ke, false) > L->maxComputeWorkgroupStorageSize) continue;
+        const uint32_t *t = i == 0 ? e : cand[i - 1];
+        uint32_t ty = t[0], tx = t[1], ke = t[2], rg = t[3];
+        if (fused_smem(d4, ty, tx, ke, rg) > L->maxComputeWorkgroupStorageSize) continue;
         if (ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
             ty > L->maxComputeWorkgroupSizeY)
             continue;
         c->ty = ty;
         c->tx = tx;
         c->ke = ke;
+        c->rg = rg;
         c->oj = (d4 + tx - 1) / tx;
         c->pf = (ke * tx * d4 + tx * ty - 1) / (tx * ty);
         /* vec4 partial sums pay off once D > 64 (measured), plain dots below */
         c->sacc = d4 > 16;
         /* Subgroup row maxima where a row's TX lanes fit one subgroup. */
-        c->sep_kv = false; /* measured slower on the H200 (2.56 vs 2.10 ms at S=4096, D=64) */
         c->use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
         const char *fl = getenv("WGNN_FUSED_FLAGS");
         if (fl) {
             c->sacc = strchr(fl, 's') != NULL;
-            c->sep_kv = strchr(fl, 'k') != NULL &&
-                        fused_smem(d4, ty, tx, ke, true) <= L->maxComputeWorkgroupStorageSize;
             c->use_sg = c->use_sg && strchr(fl, 'g') != NULL;
         }
         return true;
@@ -204,7 +203,7 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
  * rows, long S_kv): aim at ~256 workgroups, two key tiles per split at least.
  * WGNN_FUSED_SPLIT=N forces N splits (tests, tuning). */
 static void fused_split(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c) {
-    uint64_t bc = (uint64_t)c->ke * c->tx, br = 4u * c->ty;
+    uint64_t bc = (uint64_t)c->ke * c->tx, br = 4ull * c->rg * c->ty;
     uint64_t groups = sh->bh * ((sh->s_q + br - 1) / br);
     uint64_t want = 1;
     if (groups < 128 && sh->s_kv >= 4 * bc) {
@@ -247,29 +246,22 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
     bool split = c.n_split > 1;
     char prelude[640];
     snprintf(prelude, sizeof prelude,
-             "%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst OJ: u32 = %uu;\nconst PF: u32 = %uu;\n"
-             "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
-             c.use_sg ? "enable subgroups;\n" : "", d4, c.ke, c.oj, c.pf,
+             "%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
+             "const PF: u32 = %uu;\nfn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
+             c.use_sg ? "enable subgroups;\n" : "", d4, c.ke, c.rg, c.oj, c.pf,
              c.use_sg ? "    var r = x;\n"
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
                         "    return r;\n"
                       : "    return x;\n");
-    wgnn__const consts[9] = {{"TY", c.ty},
-                             {"TX", c.tx},
-                             {"HAS_MASK", sh->mask ? 1 : 0},
-                             {"SACC", c.sacc ? 1 : 0},
-                             {"PREFETCH", !getenv("WGNN_FUSED_NOPF")},
-                             {"SPLIT", split ? 1 : 0},
-                             {"SEP_KV", c.sep_kv ? 1 : 0},
-                             {"SEPF", c.sep_kv ? 1 : 0},
-                             {"USE_SG", c.use_sg ? 1 : 0}};
+    wgnn__const consts[6] = {{"TY", c.ty},           {"TX", c.tx},           {"HAS_MASK", sh->mask ? 1 : 0},
+                             {"SACC", c.sacc ? 1 : 0}, {"SPLIT", split ? 1 : 0}, {"USE_SG", c.use_sg ? 1 : 0}};
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
     wgnn__pipe_entry *pipe, *reduce = NULL;
-    wgnn_status s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 9, &pipe);
+    wgnn_status s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
     if (s == WGNN_OK && split) s = wgnn__make_compute_pipeline(ctx, "sdpa_fused_reduce", NULL, wgc, 1, &reduce);
     if (s != WGNN_OK) return s;
-    uint64_t br = 4u * c.ty;
+    uint64_t br = 4ull * c.rg * c.ty;
     uint64_t n_qtiles = (sh->s_q + br - 1) / br;
     uint64_t n_groups = sh->bh * n_qtiles * c.n_split;
     uint64_t rows = sh->bh * sh->s_q;
