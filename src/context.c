@@ -196,8 +196,12 @@ static const uint32_t k_timestamp_ids[2] = {WGPUFeatureName_TimestampQuery, 0x03
 static const uint32_t k_f16_ids[2] = {WGPUFeatureName_ShaderF16, 0x0A};
 static const uint32_t k_subgroups_ids[2] = {WGPUFeatureName_Subgroups, 0x11};
 
+/* For the adapter listing only: offered under both numberings. Conservative
+ * (the NVIDIA H200 offers the header's ShaderF16 id, which this library reads
+ * as RG11B10UfloatRenderable, but not the library's own); the device-level
+ * probes decide what is used. */
 static int adapter_offers(WGPUAdapter a, const uint32_t ids[2]) {
-    return wgpuAdapterHasFeature(a, (WGPUFeatureName)ids[0]) || wgpuAdapterHasFeature(a, (WGPUFeatureName)ids[1]);
+    return wgpuAdapterHasFeature(a, (WGPUFeatureName)ids[0]) && wgpuAdapterHasFeature(a, (WGPUFeatureName)ids[1]);
 }
 
 static void fill_info(WGPUAdapter a, wgnn_adapter_info *out) {

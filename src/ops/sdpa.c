@@ -35,9 +35,11 @@ _Static_assert(sizeof(av_params) == 32, "AvParams is 32 bytes");
 _Static_assert(sizeof(softmax_params) == 16, "SoftmaxParams is 16 bytes");
 _Static_assert(sizeof(fused_params) == 32, "fused Params is 32 bytes");
 
-/* Below this many query rows (B*H*S_q) the one-thread-per-row QK kernel
- * leaves the GPU idle and the per-entry kernel wins (docs/PERFORMANCE.md). */
-#define WGNN__CHANNEL_ROWS 1024u
+/* Three-pass QK route when fused cannot run (docs/PERFORMANCE.md): on the
+ * H200 the per-entry kernel beat the row kernel at every shape measured, up
+ * to 262144 query rows (B*H*S_q); on lavapipe only below a few dozen rows
+ * (8 rows: 2.3 vs 3.1 ms; 256 rows: 4.3 vs 4.1 ms). */
+#define WGNN__CPU_CHANNEL_ROWS 64u
 
 typedef struct sdpa_shape {
     uint64_t bh;      /* product of batch dims and H */
@@ -162,8 +164,8 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
     static const uint32_t gpu[][4] = {{16, 16, 2, 1}, {8, 16, 2, 1}, {16, 8, 4, 1}, {8, 8, 4, 1}, {16, 4, 4, 1},
                                       {8, 4, 4, 1},  {4, 4, 4, 1},  {4, 2, 4, 1},  {2, 2, 4, 1}, {1, 2, 4, 1},
                                       {1, 1, 4, 1}};
-    static const uint32_t cpu[][4] = {{8, 4, 4, 1}, {8, 8, 4, 1}, {4, 4, 4, 1}, {4, 2, 4, 1},
-                                      {2, 2, 4, 1}, {1, 2, 4, 1}, {1, 1, 4, 1}};
+    static const uint32_t cpu[][4] = {{8, 4, 4, 2}, {4, 4, 4, 2}, {8, 4, 4, 1}, {8, 8, 4, 1}, {4, 4, 4, 1},
+                                      {4, 2, 4, 1}, {2, 2, 4, 1}, {1, 2, 4, 1}, {1, 1, 4, 1}};
     bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
     const uint32_t(*cand)[4] = is_cpu ? cpu : gpu;
     size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
@@ -397,11 +399,22 @@ cleanup:
 
 /* ---- routing ------------------------------------------------------------- */
 
+/* auto (docs/PERFORMANCE.md has the measurements behind it): fused wherever
+ * it fits, split-KV included, except on CPU adapters when the query rows fill
+ * under a quarter of a fused row tile (decoder-like S_q): there the padding
+ * rows cost real time (lavapipe, (1,8,1,4096,64): fused 39 ms, channel 2.3
+ * ms) while a GPU hides them (H200: fused 0.047 ms, channel 0.24 ms). Where
+ * fused does not fit: three-pass, with the QK route of WGNN__CPU_CHANNEL_ROWS. */
 static wgnn_sdpa_impl route(const wgnn_context *ctx, const sdpa_shape *sh, wgnn_sdpa_impl want) {
     if (want != WGNN_SDPA_AUTO) return want;
     fused_cfg c;
-    if (fused_tile(ctx, (uint32_t)(sh->d / 4), &c)) return WGNN_SDPA_FUSED;
-    return sh->bh * sh->s_q < WGNN__CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
+    if (fused_tile(ctx, (uint32_t)(sh->d / 4), &c)) {
+        bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
+        if (is_cpu && sh->s_q * 4u < 4ull * c.rg * c.ty) return WGNN_SDPA_CHANNEL;
+        return WGNN_SDPA_FUSED;
+    }
+    bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
+    return !is_cpu || sh->bh * sh->s_q < WGNN__CPU_CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
 }
 
 static wgnn_status prepare(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
