@@ -17,7 +17,7 @@ def main(paths):
                     continue
                 r = json.loads(line)
                 key = tuple(r["shape"])
-                name = r.get("label") or r["impl"]
+                name = r.get("label") or r.get("impl_requested") or r["impl"]
                 if name not in impls:
                     impls.append(name)
                 rows.setdefault(key, {})[name] = r
@@ -25,7 +25,7 @@ def main(paths):
     if "torch" in impls:
         hdr += " | " + " | ".join(f"torch/{i}" for i in impls if i != "torch")
     print(hdr + " |")
-    print("|" + "---|" * (hdr.count("|") - 1 + 0))
+    print("|" + "---|" * hdr.count("|"))
     for key, r in rows.items():
         cells = []
         for i in impls:
