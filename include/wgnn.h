@@ -170,6 +170,11 @@ wgnn_status wgnn_tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *da
  * equal wgnn_tensor_nbytes). */
 wgnn_status wgnn_tensor_download(wgnn_context *ctx, const wgnn_tensor *t, void *data, size_t bytes);
 
+/* Host conversions between float32 and IEEE float16 (binary16) bits,
+ * round to nearest even; overflow gives +-inf, NaN stays NaN. */
+void wgnn_f32_to_f16(const float *src, uint16_t *dst, size_t n);
+void wgnn_f16_to_f32(const uint16_t *src, float *dst, size_t n);
+
 wgnn_dtype wgnn_tensor_dtype(const wgnn_tensor *t);
 int wgnn_tensor_rank(const wgnn_tensor *t);
 const int64_t *wgnn_tensor_dims(const wgnn_tensor *t);
@@ -202,6 +207,12 @@ typedef struct wgnn_sdpa_options {
  * out:  q's shape, fp32
  * D must be a multiple of 4. A row whose mask is -inf everywhere gives zeros
  * (as PyTorch does). opts may be NULL (no mask, default scale, auto).
+ * float16 storage: q, k, v and out may all be WGNN_F16 instead (the mask
+ * stays fp32) on devices with shader-f16 (wgnn_context_has_f16); the fused
+ * implementation then reads f16, accumulates in f32 and writes f16. Against
+ * an fp32 reference on the same (f16-rounded) inputs the error stays within
+ * 1e-3 + 1e-3*|ref| (tests/test_sdpa.c), the output's own f16 rounding
+ * being most of it.
  * The op is recorded; see wgnn_context_sync.
  */
 wgnn_status wgnn_sdpa(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k,

@@ -3,9 +3,11 @@
 // The host prepends consts, sizes of register arrays that WGSL wants at
 // shader-creation time: D4 (= D / 4), KE (keys per thread, 2 or 4), RG
 // (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)) and PF
-// (prefetched vec4s per thread). It also defines row_max_sg(x), the max over
-// the TX lanes of a row by subgroup shuffles when USE_SG (the prelude then
-// starts with "enable subgroups;"), else a stub that is never called.
+// (prefetched vec4s per thread); the aliases IN4 (elements of q, k, v: vec4
+// of f32, or of f16 after "enable f16;") and OUT4 (elements of out; f32
+// partials when SPLIT); accumulation is f32 either way. It also defines
+// row_max_sg(x), the max over the TX lanes of a row by subgroup shuffles
+// when USE_SG (after "enable subgroups;"), else a stub that is never called.
 //
 // One workgroup owns BR = 4*RG*TY query rows of one (batch, head) and walks
 // the keys in tiles of BC = KE*TX. Thread (ly, lx) keeps a (4*RG) x KE block
@@ -51,11 +53,11 @@ const RS: u32 = D4 + 1u; // padded row stride of sQ and sKV, in vec4
 const RM: u32 = 4u * RG; // rows per thread
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> k: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> v: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> q: array<IN4>;
+@group(0) @binding(2) var<storage, read> k: array<IN4>;
+@group(0) @binding(3) var<storage, read> v: array<IN4>;
 @group(0) @binding(4) var<storage, read> mask: array<f32>;
-@group(0) @binding(5) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> out: array<OUT4>;
 @group(0) @binding(6) var<storage, read_write> part_ml: array<vec2<f32>>;
 
 var<workgroup> sQ: array<vec4<f32>, RM * TY * RS>;             // [row][d4], pre-scaled
@@ -75,8 +77,8 @@ fn load_tile(pk: ptr<function, array<vec4<f32>, PF>>, pv: ptr<function, array<ve
         var kk = vec4<f32>(0.0);
         var vv = vec4<f32>(0.0);
         if (i < BC * D4 && kv0 + c < kv_end) {
-            kk = k[kv_base + kv0 * D4 + i];
-            vv = v[kv_base + kv0 * D4 + i];
+            kk = vec4<f32>(k[kv_base + kv0 * D4 + i]);
+            vv = vec4<f32>(v[kv_base + kv0 * D4 + i]);
         }
         (*pk)[u] = kk;
         (*pv)[u] = vv;
@@ -122,7 +124,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var i = tid; i < BR * D4; i += NT) {
         let r = i / D4;
         var val = vec4<f32>(0.0);
-        if (row0 + r < P.s_q) { val = q[q_base + i] * P.qscale; }
+        if (row0 + r < P.s_q) { val = vec4<f32>(q[q_base + i]) * P.qscale; }
         sQ[r * RS + (i - r * D4)] = val;
     }
 
@@ -263,13 +265,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 if (lx == 0u) { part_ml[prow] = vec2<f32>(m[g][i], lt[i]); }
                 for (var jj = 0u; jj < OJ; jj++) {
                     let j = lx + TX * jj;
-                    if (j < D4) { out[prow * D4 + j] = o[r][jj]; }
+                    if (j < D4) { out[prow * D4 + j] = OUT4(o[r][jj]); }
                 }
             } else {
                 let inv = select(0.0, 1.0 / lt[i], lt[i] > 0.0);
                 for (var jj = 0u; jj < OJ; jj++) {
                     let j = lx + TX * jj;
-                    if (j < D4) { out[q_base + (RM * ly + r) * D4 + j] = o[r][jj] * inv; }
+                    if (j < D4) { out[q_base + (RM * ly + r) * D4 + j] = OUT4(o[r][jj] * inv); }
                 }
             }
         }

@@ -1,4 +1,6 @@
 // sdpa_fused_reduce: combines the split-KV partials of sdpa_fused (SPLIT).
+// The host prepends "alias OUT4 = vec4<f32>;" (or vec4<f16> after
+// "enable f16;"), the element type of out.
 // One thread per (row, d4): with M the largest split max,
 //   out = sum_s o_s * 2^(m_s - M) / sum_s l_s * 2^(m_s - M)   (0 if the sum is 0).
 struct Params {
@@ -13,7 +15,7 @@ override WG: u32 = 64u;
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> part_o: array<vec4<f32>>;  // [split][row][d4]
 @group(0) @binding(2) var<storage, read> part_ml: array<vec2<f32>>; // [split][row]
-@group(0) @binding(3) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> out: array<OUT4>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -32,5 +34,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         l += ml.y * w;
         acc += part_o[(s * P.n_rows + row) * P.d4 + x] * w;
     }
-    out[i] = acc * select(0.0, 1.0 / l, l > 0.0);
+    out[i] = OUT4(acc * select(0.0, 1.0 / l, l > 0.0));
 }

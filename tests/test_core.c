@@ -180,8 +180,27 @@ static void test_kernel_vs_cpu(wgnn_context *ctx) {
     wgnn_tensor_destroy(to);
 }
 
+static void test_f16_conversion(void) {
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) { /* every half survives f16 -> f32 -> f16 */
+        uint16_t x = (uint16_t)h, y;
+        float f;
+        wgnn_f16_to_f32(&x, &f, 1);
+        wgnn_f32_to_f16(&f, &y, 1);
+        bool nan = (x & 0x7c00u) == 0x7c00u && (x & 0x3ffu);
+        if (nan ? !((y & 0x7c00u) == 0x7c00u && (y & 0x3ffu)) : y != x) bad++;
+    }
+    CHECK(bad == 0, "%d halves did not round-trip", bad);
+    const float in[] = {1.0f, -2.0f, 65504.0f, 65520.0f, 5.9604645e-08f, 2.9802322e-08f, 8.940697e-08f, 0.1f, 1e-10f};
+    const uint16_t want[] = {0x3c00, 0xc000, 0x7bff, 0x7c00, 0x0001, 0x0000, 0x0002, 0x2e66, 0x0000};
+    uint16_t got[9];
+    wgnn_f32_to_f16(in, got, 9);
+    for (int i = 0; i < 9; i++) CHECK(got[i] == want[i], "f32 %g -> f16 0x%04x, want 0x%04x", (double)in[i], got[i], want[i]);
+}
+
 int main(void) {
     test_grid_math();
+    test_f16_conversion();
     wgnn_context *ctx = tu_context();
     test_context(ctx);
     test_tensors(ctx);

@@ -186,6 +186,69 @@ static void test_random_sweep(wgnn_context *ctx) {
     }
 }
 
+/* float16 storage: f16 q, k, v, out; fp32 mask and accumulation. The
+ * reference sees the same f16-rounded inputs; the output's own rounding to
+ * f16 dominates the error (documented in wgnn.h). */
+static void test_f16(wgnn_context *ctx) {
+    if (!wgnn_context_has_f16(ctx)) {
+        printf("skip: adapter has no shader-f16\n");
+        return;
+    }
+    static const int64_t shapes[][5] = {{1, 4, 33, 47, 64}, {2, 3, 17, 300, 16}, {1, 2, 1, 700, 128}, {1, 1, 64, 64, 12}};
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        const int64_t *sh = shapes[t];
+        uint64_t bh = (uint64_t)(sh[0] * sh[1]);
+        size_t nq = (size_t)(bh * sh[2] * sh[4]), nk = (size_t)(bh * sh[3] * sh[4]), nm = (size_t)(bh * sh[2] * sh[3]);
+        float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nk * 4), *ref = malloc(nq * 4), *got = malloc(nq * 4);
+        float *m = malloc(nm * 4);
+        uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nk * 2), *ho = malloc(nq * 2);
+        tu_fill(q, nq, -1, 1);
+        tu_fill(k, nk, -1, 1);
+        tu_fill(v, nk, -1, 1);
+        make_mask(m, bh * (uint64_t)sh[2], (uint64_t)sh[3], MASK_INF_ROWS);
+        wgnn_f32_to_f16(q, hq, nq);
+        wgnn_f32_to_f16(k, hk, nk);
+        wgnn_f32_to_f16(v, hv, nk);
+        wgnn_f16_to_f32(hq, q, nq); /* the reference sees the rounded inputs */
+        wgnn_f16_to_f32(hk, k, nk);
+        wgnn_f16_to_f32(hv, v, nk);
+        int with_mask = t % 2 == 0;
+        wgnn_ref_sdpa(q, k, v, with_mask ? m : NULL, bh, (uint64_t)sh[2], (uint64_t)sh[3], (uint64_t)sh[4],
+                      1.0 / sqrt((double)sh[4]), ref);
+        int64_t qd[4] = {sh[0], sh[1], sh[2], sh[4]}, kd[4] = {sh[0], sh[1], sh[3], sh[4]},
+                md[4] = {sh[0], sh[1], sh[2], sh[3]};
+        wgnn_tensor *tq = NULL, *tk = NULL, *tv = NULL, *to = NULL, *tm = NULL;
+        wgnn_status s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &tq);
+        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tk);
+        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tv);
+        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &to);
+        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F32, 4, md, &tm);
+        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tq, hq, nq * 2);
+        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tk, hk, nk * 2);
+        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tv, hv, nk * 2);
+        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tm, m, nm * 4);
+        wgnn_sdpa_options opt = {with_mask ? tm : NULL, 0, 0, WGNN_SDPA_AUTO};
+        if (s == WGNN_OK) s = wgnn_sdpa(ctx, tq, tk, tv, &opt, to);
+        if (s == WGNN_OK) s = wgnn_tensor_download(ctx, to, ho, nq * 2);
+        CHECK(s == WGNN_OK, "f16 case %zu: %s", t, wgnn_context_error(ctx));
+        if (s == WGNN_OK) {
+            wgnn_f16_to_f32(ho, got, nq);
+            double e;
+            CHECK(tu_close(got, ref, nq, 1e-3, 1e-3, &e), "f16 case %zu: max abs err %g", t, e);
+        }
+        opt.impl = WGNN_SDPA_THREE_PASS;
+        CHECK(wgnn_sdpa(ctx, tq, tk, tv, &opt, to) == WGNN_ERR_UNSUPPORTED &&
+                  strstr(wgnn_context_error(ctx), "only in the fused") != NULL,
+              "f16 three-pass refused: %s", wgnn_context_error(ctx));
+        wgnn_tensor_destroy(tq);
+        wgnn_tensor_destroy(tk);
+        wgnn_tensor_destroy(tv);
+        wgnn_tensor_destroy(to);
+        wgnn_tensor_destroy(tm);
+        free(q), free(k), free(v), free(ref), free(got), free(m), free(hq), free(hk), free(hv), free(ho);
+    }
+}
+
 /* ---- validation ------------------------------------------------------------ */
 
 static wgnn_tensor *mk(wgnn_context *ctx, wgnn_dtype t, int rank, int64_t a, int64_t b, int64_t c, int64_t d) {
@@ -276,6 +339,7 @@ int main(int argc, char **argv) {
     test_masks_and_scale(ctx);
     test_many_rows(ctx);
     test_random_sweep(ctx);
+    test_f16(ctx);
     CHECK(wgnn_context_health(ctx) == WGNN_OK, "no uncaptured GPU error: %s", wgnn_context_error(ctx));
     wgnn_context_destroy(ctx);
     return tu_finish();

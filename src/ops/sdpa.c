@@ -46,6 +46,7 @@ typedef struct sdpa_shape {
     uint64_t s_q, s_kv, d;
     double scale;
     const wgnn_tensor *mask;
+    bool f16; /* q, k, v and out are float16 (fused only) */
 } sdpa_shape;
 
 static void dims_str(const wgnn_tensor *t, char *buf, size_t cap) {
@@ -75,10 +76,20 @@ static wgnn_status validate(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_
         if (!all[i]) continue;
         if (all[i]->ctx != ctx)
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s belongs to another context", names[i]);
-        if (all[i]->dtype != WGNN_F32)
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s is %s; sdpa takes float32 only", names[i],
-                             wgnn_dtype_name(all[i]->dtype));
+        bool ok = all[i]->dtype == WGNN_F32 || (i < 4 && all[i]->dtype == WGNN_F16);
+        if (!ok)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s is %s; sdpa takes %s", names[i],
+                             wgnn_dtype_name(all[i]->dtype),
+                             i < 4 ? "float32, or float16 for all of q, k, v and out" : "a float32 mask");
+        if (i < 4 && all[i]->dtype != q->dtype)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: q is %s but %s is %s: q, k, v and out share one dtype",
+                             wgnn_dtype_name(q->dtype), names[i], wgnn_dtype_name(all[i]->dtype));
     }
+    sh->f16 = q->dtype == WGNN_F16;
+    if (sh->f16 && !ctx->has_f16)
+        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED,
+                         "sdpa: float16 tensors need the shader-f16 feature, which adapter \"%s\" does not enable; "
+                         "use float32", ctx->info.name);
     char qs[160], ks[160], vs[160], os[160];
     dims_str(q, qs, sizeof qs);
     dims_str(k, ks, sizeof ks);
@@ -248,9 +259,11 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
     bool split = c.n_split > 1;
     char prelude[640];
     snprintf(prelude, sizeof prelude,
-             "%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
-             "const PF: u32 = %uu;\nfn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
-             c.use_sg ? "enable subgroups;\n" : "", d4, c.ke, c.rg, c.oj, c.pf,
+             "%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
+             "const PF: u32 = %uu;\nalias IN4 = vec4<%s>;\nalias OUT4 = vec4<%s>;\n"
+             "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
+             sh->f16 ? "enable f16;\n" : "", c.use_sg ? "enable subgroups;\n" : "", d4, c.ke, c.rg, c.oj, c.pf,
+             sh->f16 ? "f16" : "f32", sh->f16 && !split ? "f16" : "f32",
              c.use_sg ? "    var r = x;\n"
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
                         "    return r;\n"
@@ -261,7 +274,10 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
     wgnn__const wgc[1] = {{"WG", wg}};
     wgnn__pipe_entry *pipe, *reduce = NULL;
     wgnn_status s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
-    if (s == WGNN_OK && split) s = wgnn__make_compute_pipeline(ctx, "sdpa_fused_reduce", NULL, wgc, 1, &reduce);
+    if (s == WGNN_OK && split)
+        s = wgnn__make_compute_pipeline(ctx, "sdpa_fused_reduce",
+                                        sh->f16 ? "enable f16;\nalias OUT4 = vec4<f16>;" : "alias OUT4 = vec4<f32>;", wgc,
+                                        1, &reduce);
     if (s != WGNN_OK) return s;
     uint64_t br = 4ull * c.rg * c.ty;
     uint64_t n_qtiles = (sh->s_q + br - 1) / br;
@@ -428,7 +444,9 @@ static wgnn_status prepare(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_t
     if (want != WGNN_SDPA_AUTO && want != WGNN_SDPA_THREE_PASS && want != WGNN_SDPA_FUSED &&
         want != WGNN_SDPA_CHANNEL)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: unknown impl %d", (int)want);
-    *impl = route(ctx, sh, want);
+    *impl = sh->f16 && want == WGNN_SDPA_AUTO ? WGNN_SDPA_FUSED : route(ctx, sh, want);
+    if (sh->f16 && *impl != WGNN_SDPA_FUSED)
+        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "sdpa: float16 tensors run only in the fused implementation");
     return WGNN_OK;
 }
 
