@@ -118,6 +118,10 @@ check "bench sdpa --json prints one JSON line with median_ms" \
     eval 'rc_is 0 && [ "$(wc -l <out.txt)" -eq 1 ] && out_has "\"median_ms\":" && out_has "^{.*}$"'
 run bench sdpa --shape 1,2,32,48,16 --mask --impl three-pass --iters 2 --warmup 1 --check
 check "bench sdpa --mask --check passes" eval 'rc_is 0 && out_has "check=PASS"'
+run bench sdpa --shape 1,2,32,70,16 --f16 --mask --iters 2 --warmup 1 --check
+check "bench sdpa --f16 --check passes (lavapipe has shader-f16)" eval 'rc_is 0 && out_has "float16" && out_has "check=PASS"'
+run bench sdpa --shape 1,2,32,70,16 --f16 --impl three-pass --iters 1
+check "bench sdpa --f16 three-pass is refused" eval 'rc_is 1 && err_has "only in the fused"'
 run bench sdpa --shape 1,2,32,32,6 --iters 1 --json
 check "bench sdpa error prints a JSON error and exits 1" \
     eval 'rc_is 1 && out_has "\"error\":" && err_has "multiple of 4"'

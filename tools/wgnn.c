@@ -21,9 +21,13 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_CHECK = 3 };
 
 #define ERR_LEN 1024
 
-/* --check tolerance: an element passes when |gpu - ref| <= ATOL + RTOL * |ref|. */
+/* --check tolerance: an element passes when |gpu - ref| <= ATOL + RTOL * |ref|;
+ * float16 outputs (rounded to f16 after f32 accumulation) get the looser
+ * bound documented in wgnn.h. */
 #define CHECK_ATOL 1e-4
 #define CHECK_RTOL 1e-3
+#define CHECK_ATOL_F16 1e-3
+#define CHECK_RTOL_F16 1e-3
 
 /* ---- usage ----------------------------------------------------------------- */
 
@@ -83,7 +87,8 @@ static const char k_usage_bench[] =
     "  --warmup N      untimed runs before them, default 3\n"
     "  --json          print one JSON object on one line (with \"error\" on failure)\n"
     "  --check         compare the last output with the CPU reference (O(S^2 D) on the CPU);\n"
-    "                  exit 3 on mismatch\n";
+    "                  exit 3 on mismatch\n"
+    "  --f16           float16 q, k, v and out (fused only; needs shader-f16)\n";
 
 static const char k_usage_demo[] =
     "usage: wgnn [global options] demo [--iters N]\n"
@@ -418,6 +423,7 @@ typedef struct check_result {
     double max_abs, max_rel;
     uint64_t n_bad;
     bool pass;
+    double atol, rtol;
 } check_result;
 
 /* max that keeps a NaN once one is seen */
@@ -438,12 +444,16 @@ static int check_against_ref(const attn *a, const host_attn *h, const float *gpu
     /* The reference leaves out untouched when it cannot allocate: NaN fails then. */
     for (uint64_t i = 0; i < n; i++) ref[i] = NAN;
     wgnn_ref_sdpa(h->q, h->k, h->v, h->mask, batch, (uint64_t)qd[rank - 2], (uint64_t)kd[rank - 2], d, scale, ref);
-    *r = (check_result){0, 0, 0, true};
+    *r = (check_result){0, 0, 0, true, CHECK_ATOL, CHECK_RTOL};
+    if (wgnn_tensor_dtype(a->out) == WGNN_F16) {
+        r->atol = CHECK_ATOL_F16;
+        r->rtol = CHECK_RTOL_F16;
+    }
     for (uint64_t i = 0; i < n; i++) {
         double g = gpu[i], f = ref[i];
         double diff = g == f ? 0.0 : fabs(g - f); /* equal infinities match */
         double rel = diff / (fabs(f) + 1e-3);
-        if (!(diff <= CHECK_ATOL + CHECK_RTOL * fabs(f))) r->n_bad++;
+        if (!(diff <= r->atol + r->rtol * fabs(f))) r->n_bad++;
         r->max_abs = nan_max(r->max_abs, diff);
         r->max_rel = nan_max(r->max_rel, rel);
     }
@@ -455,22 +465,50 @@ static int check_against_ref(const attn *a, const host_attn *h, const float *gpu
 static void print_check(const check_result *r) {
     printf("max_abs_err=%.3g max_rel_err=%.3g\n", r->max_abs, r->max_rel);
     if (r->pass) printf("check: PASS\n");
-    else printf("check: FAIL (atol %g, rtol %g): %" PRIu64 " element(s) off\n", CHECK_ATOL, CHECK_RTOL, r->n_bad);
+    else printf("check: FAIL (atol %g, rtol %g): %" PRIu64 " element(s) off\n", r->atol, r->rtol, r->n_bad);
 }
 
-/* Downloads a's output into a fresh host array. */
+/* Downloads a's output into a fresh float32 host array (float16 outputs are
+ * widened, exactly). */
 static int download_out(wgnn_context *ctx, const attn *a, float **out, char *err) {
     uint64_t n = wgnn_tensor_numel(a->out);
     *out = alloc_floats(n, err);
     if (!*out) return CLI_FAIL;
-    wgnn_status s = wgnn_tensor_download(ctx, a->out, *out, (size_t)n * sizeof(float));
+    wgnn_status s;
+    if (wgnn_tensor_dtype(a->out) == WGNN_F16) {
+        uint16_t *h = malloc((size_t)n * sizeof *h);
+        if (!h) return set_err(err, "out of host memory");
+        s = wgnn_tensor_download(ctx, a->out, h, (size_t)n * sizeof *h);
+        if (s == WGNN_OK) wgnn_f16_to_f32(h, *out, (size_t)n);
+        free(h);
+    } else {
+        s = wgnn_tensor_download(ctx, a->out, *out, (size_t)n * sizeof(float));
+    }
+    return s == WGNN_OK ? CLI_OK : ctx_err(err, ctx, s);
+}
+
+/* Uploads n floats as a tensor of dtype dt (float16: rounded, and the host
+ * copy rounded the same way so a reference sees what the GPU sees). */
+static int upload_as(wgnn_context *ctx, wgnn_dtype dt, int rank, const int64_t *dims, float *data, uint64_t n,
+                     wgnn_tensor **out, char *err) {
+    wgnn_status s;
+    if (dt != WGNN_F16) {
+        s = tensor_from_host(ctx, WGNN_F32, rank, dims, data, n * sizeof(float), out);
+    } else {
+        uint16_t *h = malloc((size_t)n * sizeof *h);
+        if (!h) return set_err(err, "out of host memory");
+        wgnn_f32_to_f16(data, h, (size_t)n);
+        wgnn_f16_to_f32(h, data, (size_t)n);
+        s = tensor_from_host(ctx, WGNN_F16, rank, dims, h, n * sizeof *h, out);
+        free(h);
+    }
     return s == WGNN_OK ? CLI_OK : ctx_err(err, ctx, s);
 }
 
 /* Random q, k, v in [-1, 1) (and a mask in [-1, 0) when with_mask) for
  * [B, H, S_q, S_kv, D], on the host (into store[4], caller frees) and on the
  * device. */
-static int random_problem(wgnn_context *ctx, const int64_t s5[5], bool with_mask, wgnn_sdpa_impl impl,
+static int random_problem(wgnn_context *ctx, const int64_t s5[5], bool with_mask, wgnn_sdpa_impl impl, wgnn_dtype dt,
                           float *store[4], host_attn *h, attn *a, char *err) {
     int64_t dims[4][4] = {{s5[0], s5[1], s5[2], s5[4]},  /* q */
                           {s5[0], s5[1], s5[3], s5[4]},  /* k */
@@ -488,10 +526,10 @@ static int random_problem(wgnn_context *ctx, const int64_t s5[5], bool with_mask
         }
         if (!(store[i] = alloc_floats(n, err))) return CLI_FAIL;
         fill_uniform(store[i], n, &seed, -1.0, i == 3 ? 0.0 : 1.0);
-        wgnn_status s = tensor_from_host(ctx, WGNN_F32, 4, dims[i], store[i], n * sizeof(float), t[i]);
-        if (s != WGNN_OK) return ctx_err(err, ctx, s);
+        int rc = upload_as(ctx, i == 3 ? WGNN_F32 : dt, 4, dims[i], store[i], n, t[i], err);
+        if (rc != CLI_OK) return rc;
     }
-    wgnn_status s = wgnn_tensor_create(ctx, WGNN_F32, 4, dims[0], &a->out);
+    wgnn_status s = wgnn_tensor_create(ctx, dt, 4, dims[0], &a->out);
     if (s != WGNN_OK) return ctx_err(err, ctx, s);
     *h = (host_attn){store[0], store[1], store[2], with_mask ? store[3] : NULL};
     a->opts.mask = a->mask;
@@ -664,7 +702,8 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     wgnn_npy npy[4];
     wgnn_context *ctx = NULL;
     attn a = {0};
-    float *gpu = NULL;
+    float *gpu = NULL, *wide[3] = {NULL, NULL, NULL};
+    uint16_t *half_out = NULL;
     int rc = CLI_OK, n_in = path[3] ? 4 : 3;
     memset(npy, 0, sizeof npy);
 
@@ -695,7 +734,7 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     uint64_t scratch = 0;
     wgnn_sdpa_impl routed = impl;
     wgnn_status s = wgnn_sdpa_scratch_bytes(ctx, a.q, a.k, a.v, &a.opts, &scratch, &routed);
-    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F32, npy[0].rank, npy[0].dims, &a.out);
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, npy[0].dtype, npy[0].rank, npy[0].dims, &a.out);
     if (s == WGNN_OK) s = wgnn_sdpa(ctx, a.q, a.k, a.v, &a.opts, a.out);
     if (s != WGNN_OK) {
         rc = ctx_err(err, ctx, s);
@@ -705,8 +744,17 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     printf("impl: %s%s, scratch %" PRIu64 " bytes\n", impl_name(routed), impl == WGNN_SDPA_AUTO ? " (auto)" : "",
            scratch);
     if (check) {
-        /* sdpa succeeded, so every input is float32. */
-        host_attn h = {npy[0].data, npy[1].data, npy[2].data, path[3] ? npy[3].data : NULL};
+        /* sdpa succeeded: inputs are float32, or q, k, v float16 (widened
+         * here, exactly) with a float32 mask. */
+        for (int i = 0; i < 3 && npy[0].dtype == WGNN_F16; i++) {
+            if (!(wide[i] = alloc_floats(npy[i].numel, err))) {
+                rc = CLI_FAIL;
+                goto cleanup;
+            }
+            wgnn_f16_to_f32(npy[i].data, wide[i], (size_t)npy[i].numel);
+        }
+        host_attn h = {wide[0] ? wide[0] : npy[0].data, wide[1] ? wide[1] : npy[1].data,
+                       wide[2] ? wide[2] : npy[2].data, path[3] ? npy[3].data : NULL};
         check_result r;
         if ((rc = check_against_ref(&a, &h, gpu, &r, err)) != CLI_OK) goto cleanup;
         print_check(&r);
@@ -716,14 +764,25 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
             goto cleanup;
         }
     }
-    if (wgnn_npy_save(out_path, WGNN_F32, npy[0].rank, npy[0].dims, gpu, err, sizeof err) != WGNN_OK) {
+    const void *save = gpu;
+    if (npy[0].dtype == WGNN_F16) { /* back to the halves the GPU wrote, exactly */
+        if (!(half_out = malloc((size_t)npy[0].numel * sizeof *half_out))) {
+            rc = set_err(err, "out of host memory");
+            goto cleanup;
+        }
+        wgnn_f32_to_f16(gpu, half_out, (size_t)npy[0].numel);
+        save = half_out;
+    }
+    if (wgnn_npy_save(out_path, npy[0].dtype, npy[0].rank, npy[0].dims, save, err, sizeof err) != WGNN_OK) {
         rc = CLI_FAIL;
         goto cleanup;
     }
     char ds[160];
     dims_str(npy[0].rank, npy[0].dims, ds, sizeof ds);
-    printf("wrote %s (float32 %s)\n", out_path, ds);
+    printf("wrote %s (%s %s)\n", out_path, wgnn_dtype_name(npy[0].dtype), ds);
 cleanup:
+    free(half_out);
+    for (int i = 0; i < 3; i++) free(wide[i]);
     free(gpu);
     attn_release(&a);
     wgnn_context_destroy(ctx);
@@ -785,7 +844,7 @@ cleanup:
 
 typedef struct bench_args {
     shape sh; /* B, H, S_q, S_kv, D */
-    bool mask, json, check;
+    bool mask, json, check, f16;
     wgnn_sdpa_impl impl;
     long long iters, warmup;
 } bench_args;
@@ -809,7 +868,9 @@ static int bench_sdpa_run(const global_opts *g, const bench_args *b, bench_resul
     wgnn_adapter_info ai;
     wgnn_context_adapter(ctx, &ai);
     snprintf(res->adapter, sizeof res->adapter, "%s", ai.name);
-    if ((rc = random_problem(ctx, b->sh.dims, b->mask, b->impl, store, &h, &a, err)) != CLI_OK) goto cleanup;
+    if ((rc = random_problem(ctx, b->sh.dims, b->mask, b->impl, b->f16 ? WGNN_F16 : WGNN_F32, store, &h, &a, err)) !=
+        CLI_OK)
+        goto cleanup;
     wgnn_status s = wgnn_sdpa_scratch_bytes(ctx, a.q, a.k, a.v, &a.opts, &res->scratch, &res->routed);
     if (s != WGNN_OK) {
         rc = ctx_err(err, ctx, s);
@@ -832,6 +893,7 @@ cleanup:
 static void bench_json_head(const bench_args *b) {
     printf("{\"op\":\"sdpa\",\"shape\":[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "],\"mask\":%s",
            b->sh.dims[0], b->sh.dims[1], b->sh.dims[2], b->sh.dims[3], b->sh.dims[4], b->mask ? "true" : "false");
+    printf(",\"dtype\":\"%s\"", b->f16 ? "float16" : "float32");
 }
 
 static int cmd_bench(const global_opts *g, int argc, char **argv) {
@@ -847,7 +909,7 @@ static int cmd_bench(const global_opts *g, int argc, char **argv) {
         {"--shape", OPT_SHAPE, &b.sh, 5, 5, true},       {"--mask", OPT_FLAG, &b.mask, 0, 0, false},
         {"--impl", OPT_IMPL, &b.impl, 0, 0, false},      {"--iters", OPT_INT, &b.iters, 1, 1000000, false},
         {"--warmup", OPT_INT, &b.warmup, 0, 1000000, false}, {"--json", OPT_FLAG, &b.json, 0, 0, false},
-        {"--check", OPT_FLAG, &b.check, 0, 0, false},
+        {"--check", OPT_FLAG, &b.check, 0, 0, false},    {"--f16", OPT_FLAG, &b.f16, 0, 0, false},
     };
     parse_result pr = parse_opts("bench sdpa", k_usage_bench, specs, NSPECS(specs), argc - 1, argv + 1, false, NULL);
     if (pr != PARSE_OK) return pr == PARSE_HELP ? CLI_OK : CLI_USAGE;
@@ -889,9 +951,9 @@ static int cmd_bench(const global_opts *g, int argc, char **argv) {
     } else {
         char ds[96];
         dims_str(5, b.sh.dims, ds, sizeof ds);
-        printf("sdpa %s%s impl=%s median %.4f ms (min %.4f, max %.4f, %lld iters) %.4f TFLOP/s scratch %" PRIu64
+        printf("sdpa %s%s%s impl=%s median %.4f ms (min %.4f, max %.4f, %lld iters) %.4f TFLOP/s scratch %" PRIu64
                " bytes timer=%s adapter=\"%s\"",
-               ds, b.mask ? " +mask" : "", impl_name(r.routed), r.t.median, r.t.min, r.t.max, b.iters, tflops,
+               ds, b.mask ? " +mask" : "", b.f16 ? " float16" : "", impl_name(r.routed), r.t.median, r.t.min, r.t.max, b.iters, tflops,
                r.scratch, r.t.timer, r.adapter);
         if (r.checked) printf(" max_abs_err=%.3g check=%s", r.chk.max_abs, r.chk.pass ? "PASS" : "FAIL");
         printf("\n");
@@ -921,7 +983,7 @@ static int cmd_demo(const global_opts *g, int argc, char **argv) {
     wgnn_adapter_info ai;
     wgnn_context_adapter(ctx, &ai);
     printf("adapter: %s (%s, %s)\n", ai.name, ai.backend, ai.type);
-    if ((rc = random_problem(ctx, vit, false, WGNN_SDPA_AUTO, store, &h, &a, err)) != CLI_OK) goto cleanup;
+    if ((rc = random_problem(ctx, vit, false, WGNN_SDPA_AUTO, WGNN_F32, store, &h, &a, err)) != CLI_OK) goto cleanup;
     printf("sdpa [B,H,S_q,S_kv,D] = [1,12,197,197,64] (ViT-B/16), random inputs, median of %lld runs\n\n", iters);
     printf("%-20s %12s %10s %12s  %s\n", "impl", "median ms", "TFLOP/s", "max_abs_err", "check");
     for (size_t i = 0; i < NSPECS(impls); i++) {
