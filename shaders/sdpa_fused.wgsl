@@ -145,6 +145,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var kv0 = kv_start; kv0 < kv_end; kv0 += BC) {
         let n_keys = min(BC, kv_end - kv0);
         store_tile(&pk, tid);
+        // This tile's mask entries, loaded now so the S loop hides their
+        // latency (0 for rows and keys out of range: those are never used).
+        var mk: array<vec4<f32>, RM>;
+        if (HAS_MASK) {
+            for (var r = 0u; r < RM; r++) {
+                mk[r] = vec4<f32>(0.0);
+                let row = row0 + RM * ly + r;
+                let mrow = (bh * P.s_q + row) * P.s_kv + kv0 + lx;
+                for (var e = 0u; e < KE; e++) {
+                    if (row < P.s_q && lx + e * TX < n_keys) { mk[r][e] = mask[mrow + e * TX]; }
+                }
+            }
+        }
         workgroupBarrier(); // K visible
 
         // s[r][e]: row 4*RG*ly + r against key lx+TX*e (e < KE; the rest stay 0).
@@ -182,17 +195,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                                (KE > 2u) && (lx + 3u * TX < n_keys));
         if (HAS_MASK) {
             for (var r = 0u; r < RM; r++) {
-                let row = row0 + RM * ly + r;
-                if (row < P.s_q) {
-                    let mrow = (bh * P.s_q + row) * P.s_kv + kv0 + lx;
-                    for (var e = 0u; e < KE; e++) {
-                        if (valid[e]) {
-                            let mv = mask[mrow + e * TX];
-                            let ml = mv * LOG2E;
-                            // A finite mask must stay finite in log2 units.
-                            s[r][e] += select(ml, NEG_MAX, ml < NEG_MAX && mv >= NEG_MAX);
-                        }
-                    }
+                for (var e = 0u; e < KE; e++) {
+                    let mv = mk[r][e];
+                    let ml = mv * LOG2E;
+                    // A finite mask must stay finite in log2 units.
+                    s[r][e] += select(ml, NEG_MAX, ml < NEG_MAX && mv >= NEG_MAX);
                 }
             }
         }
