@@ -161,10 +161,21 @@ static void test_masks_and_scale(wgnn_context *ctx) {
     run_case(ctx, &e, ALL);
 }
 
-static void test_many_rows(wgnn_context *ctx) {
+static void test_many_rows(wgnn_context *ctx, int with_chunking) {
     /* 2 * 32800 = 65600 softmax rows: the 2-D grid fold past 65535. */
     case_desc c = {3, {2}, 32800, 3, 4, MASK_RANDOM, 0, 0, 1};
     run_case(ctx, &c, ALL);
+    /* Scores past the binding limit: three-pass chunks over batch*heads
+     * (on lavapipe's 128 MiB: 3 heads of 64 MiB of scores -> 2 chunks). */
+    wgnn_limits lim;
+    wgnn_context_limits(ctx, &lim);
+    int64_t s = 4096;
+    while ((uint64_t)(s * s) * 4u * 2u < lim.max_storage_buffer_binding_size) s *= 2;
+    if (with_chunking && (uint64_t)(s * s) * 4u <= lim.max_storage_buffer_binding_size && s <= 8192) {
+        static const wgnn_sdpa_impl three[] = {WGNN_SDPA_THREE_PASS};
+        case_desc big = {3, {3}, s, s, 4, MASK_NONE, 0, 0, 1};
+        run_case(ctx, &big, three, 1);
+    }
 }
 
 static void test_random_sweep(wgnn_context *ctx) {
@@ -337,7 +348,7 @@ int main(int argc, char **argv) {
     test_validation(ctx);
     test_suite_shapes(ctx);
     test_masks_and_scale(ctx);
-    test_many_rows(ctx);
+    test_many_rows(ctx, argc <= 1); /* the slow chunking case once, not in the per-tile reruns */
     test_random_sweep(ctx);
     test_f16(ctx);
     CHECK(wgnn_context_health(ctx) == WGNN_OK, "no uncaptured GPU error: %s", wgnn_context_error(ctx));
