@@ -228,7 +228,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             m[g] = mt[g];
             var p: array<vec4<f32>, 4>;
             for (var i = 0u; i < 4u; i++) {
-                p[i] = select(vec4<f32>(0.0), exp2(s[4u * g + i] - mt[g][i]), valid);
+                p[i] = vec4<f32>(0.0);
+                for (var e = 0u; e < KE; e++) { // no exp2 for the unused lanes when KE = 2
+                    p[i][e] = select(0.0, exp2(s[4u * g + i][e] - mt[g][i]), valid[e]);
+                }
                 l[g][i] = l[g][i] * alpha[i] + (p[i].x + p[i].y + p[i].z + p[i].w);
                 for (var jj = 0u; jj < OJ; jj++) { o[4u * g + i][jj] *= alpha[i]; }
             }
