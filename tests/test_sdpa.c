@@ -176,6 +176,15 @@ static void test_many_rows(wgnn_context *ctx, int with_chunking) {
         case_desc big = {3, {3}, s, s, 4, MASK_NONE, 0, 0, 1};
         run_case(ctx, &big, three, 1);
     }
+    /* A mask past the binding limit: fused splits its dispatch over heads
+     * (lavapipe: 9 heads x 16 MiB of mask, 8 heads a dispatch). */
+    int64_t sm = 2048;
+    if (with_chunking && (uint64_t)(9 * sm * sm) * 4u > lim.max_storage_buffer_binding_size &&
+        (uint64_t)(sm * sm) * 4u <= lim.max_storage_buffer_binding_size) {
+        static const wgnn_sdpa_impl fused[] = {WGNN_SDPA_FUSED};
+        case_desc big = {4, {1, 9}, sm, sm, 4, MASK_INF_ROWS, 0, 0, 1};
+        run_case(ctx, &big, fused, 1);
+    }
 }
 
 static void test_random_sweep(wgnn_context *ctx) {

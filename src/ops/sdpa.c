@@ -56,10 +56,12 @@ static void dims_str(const wgnn_tensor *t, char *buf, size_t cap) {
     if (n < cap) snprintf(buf + n, cap - n, "]");
 }
 
+/* The three-pass kernels bind whole tensors. */
 static wgnn_status check_binding(wgnn_context *ctx, const wgnn_tensor *t, const char *name) {
     if (t->buf_size > ctx->limits.maxStorageBufferBindingSize)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "sdpa: %s holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu bytes)",
+                         "sdpa three-pass: %s holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu "
+                         "bytes); the fused implementation splits such tensors over heads",
                          name, (unsigned long long)t->buf_size,
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
     return WGNN_OK;
@@ -143,11 +145,6 @@ static wgnn_status validate(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_
     if (o && o->has_scale && !isfinite(o->scale))
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: scale %g is not finite", (double)o->scale);
     sh->scale = (o && o->has_scale) ? (double)o->scale : 1.0 / sqrt((double)sh->d);
-    for (int i = 0; i < 5; i++) {
-        if (!all[i]) continue;
-        s = check_binding(ctx, all[i], names[i]);
-        if (s != WGNN_OK) return s;
-    }
     return WGNN_OK;
 }
 
@@ -246,6 +243,36 @@ static uint64_t fused_scratch(const sdpa_shape *sh, const fused_cfg *c) {
     return rows * sh->d * 4u + rows * 8u;
 }
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b) {
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Heads (of B*H) per fused dispatch: all of them when every tensor fits one
+ * storage binding, else the most whose slices of q, k, v, out and mask each
+ * fit, rounded so every slice starts at a multiple of
+ * minStorageBufferOffsetAlignment. 0 when one head alone does not fit. */
+static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
+    uint64_t es = sh->f16 ? 2u : 4u;
+    uint64_t per[3] = {sh->s_q * sh->d * es, sh->s_kv * sh->d * es, sh->mask ? sh->s_q * sh->s_kv * 4u : 0};
+    uint64_t lim = ctx->limits.maxStorageBufferBindingSize, align = ctx->limits.minStorageBufferOffsetAlignment;
+    bool fits = true;
+    for (int i = 0; i < 3; i++) fits = fits && per[i] * sh->bh <= lim;
+    if (fits) return sh->bh;
+    uint64_t chunk = sh->bh, step = 1;
+    for (int i = 0; i < 3; i++) {
+        if (!per[i]) continue;
+        if (lim / per[i] < chunk) chunk = lim / per[i];
+        uint64_t st = align / gcd_u64(per[i], align);
+        step = step / gcd_u64(step, st) * st;
+    }
+    return chunk / step * step;
+}
+
 static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
                              const wgnn_tensor *out, const sdpa_shape *sh) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
@@ -255,7 +282,15 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
                          "sdpa fused: D=%llu needs more workgroup memory than the device's "
                          "maxComputeWorkgroupStorageSize (%u bytes) has; use the three-pass implementation",
                          (unsigned long long)sh->d, ctx->limits.maxComputeWorkgroupStorageSize);
-    fused_split(ctx, sh, &c);
+    uint64_t chunk = fused_chunk(ctx, sh);
+    if (chunk == 0)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "sdpa fused: one head's q, k, v or mask slice passes the device's "
+                         "maxStorageBufferBindingSize (%llu bytes)",
+                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    sdpa_shape shc = *sh; /* one chunk of heads: what a dispatch sees */
+    shc.bh = chunk;
+    fused_split(ctx, &shc, &c);
     bool split = c.n_split > 1;
     char prelude[640];
     snprintf(prelude, sizeof prelude,
@@ -281,52 +316,62 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
     if (s != WGNN_OK) return s;
     uint64_t br = 4ull * c.rg * c.ty;
     uint64_t n_qtiles = (sh->s_q + br - 1) / br;
-    uint64_t n_groups = sh->bh * n_qtiles * c.n_split;
-    uint64_t rows = sh->bh * sh->s_q;
+    uint64_t es = sh->f16 ? 2u : 4u;
+    uint64_t per_q = sh->s_q * sh->d * es, per_kv = sh->s_kv * sh->d * es, per_m = sh->s_q * sh->s_kv * 4u;
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
-    uint32_t gx, gy, rx = 0, ry = 0;
-    if (n_groups > UINT32_MAX)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: %llu workgroups is too many", (unsigned long long)n_groups);
-    s = wgnn__compute_2d_workgroup_count(ctx, n_groups, maxd, "sdpa fused", &gx, &gy);
-    if (s == WGNN_OK && split)
-        s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, maxd, "sdpa fused reduce", &rx, &ry);
-    if (s != WGNN_OK) return s;
+    if (chunk * n_qtiles * c.n_split > UINT32_MAX)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: %llu workgroups is too many",
+                         (unsigned long long)(chunk * n_qtiles * c.n_split));
 
     WGPUBuffer ub = NULL, rub = NULL, part_o = NULL, part_ml = NULL;
     WGPUComputePassEncoder pass = NULL;
-    fused_params p = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
-                      (float)(sh->scale * 1.4426950408889634), c.kv_chunk, (uint32_t)sh->bh, 0};
-    s = wgnn__make_uniform(ctx, &p, sizeof p, &ub);
-    if (s == WGNN_OK && split) {
-        uint32_t rp[4] = {(uint32_t)rows, d4, c.n_split, 0};
-        s = wgnn__make_uniform(ctx, rp, sizeof rp, &rub);
-        if (s == WGNN_OK)
-            s = wgnn__buffer_create(ctx, (uint64_t)c.n_split * rows * sh->d * 4u, WGPUBufferUsage_Storage,
-                                    "sdpa split-KV partial outputs", &part_o);
+    if (split) {
+        uint64_t rows = chunk * sh->s_q;
+        s = wgnn__buffer_create(ctx, (uint64_t)c.n_split * rows * sh->d * 4u, WGPUBufferUsage_Storage,
+                                "sdpa split-KV partial outputs", &part_o);
         if (s == WGNN_OK)
             s = wgnn__buffer_create(ctx, (uint64_t)c.n_split * rows * 8u, WGPUBufferUsage_Storage,
                                     "sdpa split-KV partial max/sum", &part_ml);
+        if (s != WGNN_OK) goto cleanup;
     }
-    if (s != WGNN_OK) goto cleanup;
-    wgnn__binding b[7] = {{ub, 0, 0},
-                          {q->buf, 0, 0},
-                          {k->buf, 0, 0},
-                          {v->buf, 0, 0},
-                          {wgnn__make_optional_binding(ctx, sh->mask ? sh->mask->buf : NULL, false), 0, 0},
-                          {split ? part_o : out->buf, 0, 0},
-                          {wgnn__make_optional_binding(ctx, part_ml, true), 0, 0}};
     s = wgnn__pass_begin(ctx, &pass);
-    if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, pipe, b, 7, gx, gy, 1);
-    if (s == WGNN_OK && split) {
-        wgnn__binding rb[4] = {{rub, 0, 0}, {part_o, 0, 0}, {part_ml, 0, 0}, {out->buf, 0, 0}};
-        s = wgnn__dispatch(ctx, pass, reduce, rb, 4, rx, ry, 1);
+    for (uint64_t bh0 = 0; s == WGNN_OK && bh0 < sh->bh; bh0 += chunk) {
+        uint64_t n = sh->bh - bh0 < chunk ? sh->bh - bh0 : chunk;
+        uint64_t n_groups = n * n_qtiles * c.n_split, rows = n * sh->s_q;
+        uint32_t gx, gy, rx = 0, ry = 0;
+        s = wgnn__compute_2d_workgroup_count(ctx, n_groups, maxd, "sdpa fused", &gx, &gy);
+        if (s == WGNN_OK && split)
+            s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, maxd, "sdpa fused reduce", &rx, &ry);
+        fused_params p = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
+                          (float)(sh->scale * 1.4426950408889634), c.kv_chunk, (uint32_t)n, 0};
+        uint32_t rp[4] = {(uint32_t)rows, d4, c.n_split, 0};
+        if (s == WGNN_OK) s = wgnn__make_uniform(ctx, &p, sizeof p, &ub);
+        if (s == WGNN_OK && split) s = wgnn__make_uniform(ctx, rp, sizeof rp, &rub);
+        if (s != WGNN_OK) break;
+        wgnn__binding o_slice = {out->buf, bh0 * per_q, n * per_q};
+        wgnn__binding b[7] = {
+            {ub, 0, 0},
+            {q->buf, bh0 * per_q, n * per_q},
+            {k->buf, bh0 * per_kv, n * per_kv},
+            {v->buf, bh0 * per_kv, n * per_kv},
+            sh->mask ? (wgnn__binding){sh->mask->buf, bh0 * per_m, n * per_m}
+                     : (wgnn__binding){wgnn__make_optional_binding(ctx, NULL, false), 0, 0},
+            split ? (wgnn__binding){part_o, 0, 0} : o_slice,
+            {wgnn__make_optional_binding(ctx, part_ml, true), 0, 0}};
+        s = wgnn__dispatch(ctx, pass, pipe, b, 7, gx, gy, 1);
+        if (s == WGNN_OK && split) {
+            wgnn__binding rb[4] = {{rub, 0, 0}, {part_o, 0, 0}, {part_ml, 0, 0}, o_slice};
+            s = wgnn__dispatch(ctx, pass, reduce, rb, 4, rx, ry, 1);
+        }
+        wgpuBufferRelease(ub); /* recorded dispatches keep their own references */
+        ub = NULL;
+        if (rub) wgpuBufferRelease(rub);
+        rub = NULL;
     }
     wgnn__pass_end(ctx, pass);
 cleanup:
     if (part_ml) wgpuBufferRelease(part_ml);
     if (part_o) wgpuBufferRelease(part_o);
-    if (rub) wgpuBufferRelease(rub);
-    if (ub) wgpuBufferRelease(ub);
     return s;
 }
 
@@ -352,6 +397,12 @@ static wgnn_status run_three_pass(wgnn_context *ctx, const wgnn_tensor *q, const
                          "maxStorageBufferBindingSize/maxBufferSize (%llu bytes); use the fused implementation",
                          (unsigned long long)(sh->s_q * sh->s_kv * 4u),
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    const wgnn_tensor *all[5] = {q, k, v, out, sh->mask};
+    static const char *const names[5] = {"q", "k", "v", "out", "mask"};
+    for (int i = 0; i < 5; i++) {
+        wgnn_status s = all[i] ? check_binding(ctx, all[i], names[i]) : WGNN_OK;
+        if (s != WGNN_OK) return s;
+    }
     uint32_t d4 = (uint32_t)(sh->d / 4);
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
@@ -480,8 +531,12 @@ wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, con
     *bytes = 0;
     fused_cfg c;
     if (impl == WGNN_SDPA_FUSED && fused_tile(ctx, (uint32_t)(sh.d / 4), &c)) {
-        fused_split(ctx, &sh, &c);
-        *bytes = fused_scratch(&sh, &c);
+        sdpa_shape shc = sh;
+        shc.bh = fused_chunk(ctx, &sh);
+        if (shc.bh > 0) { /* else wgnn_sdpa fails with the limit's name */
+            fused_split(ctx, &shc, &c);
+            *bytes = fused_scratch(&shc, &c);
+        }
     } else if (impl != WGNN_SDPA_FUSED) {
         uint64_t chunk_bh, per_bh;
         if (three_pass_chunk(ctx, &sh, &chunk_bh, &per_bh) == WGNN_OK) *bytes = 2u * chunk_bh * per_bh;
