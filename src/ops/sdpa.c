@@ -197,7 +197,11 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
         c->pf = (ke * tx * d4 + tx * ty - 1) / (tx * ty);
         /* vec4 partial sums pay off once D > 64 (measured), plain dots below */
         c->sacc = d4 > 16;
-        /* Subgroup row maxima where a row's TX lanes fit one subgroup. */
+        /* Subgroup row maxima where a row's TX lanes fit one subgroup. This
+         * relies on consecutive local_invocation_index values being
+         * consecutive subgroup lanes, which WGSL does not promise but the
+         * NVIDIA and lavapipe drivers do (both checked against the CPU
+         * reference); WGNN_FUSED_FLAGS without 'g' turns it off. */
         c->use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
         const char *fl = getenv("WGNN_FUSED_FLAGS");
         if (fl) {
