@@ -156,6 +156,8 @@ typedef struct fused_cfg {
     uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
 } fused_cfg;
 
+static bool cpu_adapter(const wgnn_context *ctx) { return strcmp(ctx->info.type, "CPU") == 0; }
+
 /* Workgroup memory of shaders/sdpa_fused.wgsl: sQ, sKV, sP, sR. */
 static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, uint32_t rg) {
     uint64_t rs = d4 + 1u; /* rows padded by one vec4 */
@@ -174,7 +176,7 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
                                       {1, 1, 4, 1}};
     static const uint32_t cpu[][4] = {{8, 4, 4, 2}, {4, 4, 4, 2}, {8, 4, 4, 1}, {8, 8, 4, 1}, {4, 4, 4, 1},
                                       {4, 2, 4, 1}, {2, 2, 4, 1}, {1, 2, 4, 1}, {1, 1, 4, 1}};
-    bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
+    bool is_cpu = cpu_adapter(ctx);
     const uint32_t(*cand)[4] = is_cpu ? cpu : gpu;
     size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
     const WGPULimits *L = &ctx->limits;
@@ -277,24 +279,34 @@ static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
     return chunk / step * step;
 }
 
-static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
-                             const wgnn_tensor *out, const sdpa_shape *sh) {
-    uint32_t d4 = (uint32_t)(sh->d / 4);
-    fused_cfg c;
-    if (!fused_tile(ctx, d4, &c))
+/* The whole fused plan, shared by wgnn_sdpa and wgnn_sdpa_scratch_bytes so
+ * they cannot disagree: tile, heads per dispatch (*shc is one such chunk)
+ * and key splits. */
+static wgnn_status fused_plan(wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c, sdpa_shape *shc) {
+    if (!fused_tile(ctx, (uint32_t)(sh->d / 4), c))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "sdpa fused: D=%llu needs more workgroup memory than the device's "
                          "maxComputeWorkgroupStorageSize (%u bytes) has; use the three-pass implementation",
                          (unsigned long long)sh->d, ctx->limits.maxComputeWorkgroupStorageSize);
-    uint64_t chunk = fused_chunk(ctx, sh);
-    if (chunk == 0)
+    *shc = *sh;
+    shc->bh = fused_chunk(ctx, sh);
+    if (shc->bh == 0)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "sdpa fused: one head's q, k, v or mask slice passes the device's "
                          "maxStorageBufferBindingSize (%llu bytes)",
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
-    sdpa_shape shc = *sh; /* one chunk of heads: what a dispatch sees */
-    shc.bh = chunk;
-    fused_split(ctx, &shc, &c);
+    fused_split(ctx, shc, c);
+    return WGNN_OK;
+}
+
+static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
+                             const wgnn_tensor *out, const sdpa_shape *sh) {
+    uint32_t d4 = (uint32_t)(sh->d / 4);
+    fused_cfg c;
+    sdpa_shape shc; /* one chunk of heads: what a dispatch sees */
+    wgnn_status s = fused_plan(ctx, sh, &c, &shc);
+    if (s != WGNN_OK) return s;
+    uint64_t chunk = shc.bh;
     bool split = c.n_split > 1;
     char prelude[640];
     snprintf(prelude, sizeof prelude,
@@ -312,7 +324,7 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
     wgnn__pipe_entry *pipe, *reduce = NULL;
-    wgnn_status s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
+    s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
     if (s == WGNN_OK && split)
         s = wgnn__make_compute_pipeline(ctx, "sdpa_fused_reduce",
                                         sh->f16 ? "enable f16;\nalias OUT4 = vec4<f16>;" : "alias OUT4 = vec4<f32>;", wgc,
@@ -480,12 +492,10 @@ static wgnn_sdpa_impl route(const wgnn_context *ctx, const sdpa_shape *sh, wgnn_
     if (want != WGNN_SDPA_AUTO) return want;
     fused_cfg c;
     if (fused_tile(ctx, (uint32_t)(sh->d / 4), &c)) {
-        bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
-        if (is_cpu && sh->s_q * 4u < 4ull * c.rg * c.ty) return WGNN_SDPA_CHANNEL;
+        if (cpu_adapter(ctx) && sh->s_q * 4u < 4ull * c.rg * c.ty) return WGNN_SDPA_CHANNEL;
         return WGNN_SDPA_FUSED;
     }
-    bool is_cpu = strcmp(ctx->info.type, "CPU") == 0;
-    return !is_cpu || sh->bh * sh->s_q < WGNN__CPU_CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
+    return !cpu_adapter(ctx) || sh->bh * sh->s_q < WGNN__CPU_CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
 }
 
 static wgnn_status prepare(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
@@ -534,14 +544,11 @@ wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, con
     if (s != WGNN_OK) return s;
     *bytes = 0;
     fused_cfg c;
-    if (impl == WGNN_SDPA_FUSED && fused_tile(ctx, (uint32_t)(sh.d / 4), &c)) {
-        sdpa_shape shc = sh;
-        shc.bh = fused_chunk(ctx, &sh);
-        if (shc.bh > 0) { /* else wgnn_sdpa fails with the limit's name */
-            fused_split(ctx, &shc, &c);
-            *bytes = fused_scratch(&shc, &c);
-        }
-    } else if (impl != WGNN_SDPA_FUSED) {
+    sdpa_shape shc;
+    if (impl == WGNN_SDPA_FUSED) {
+        /* a plan that fails leaves 0: wgnn_sdpa then fails with the limit's name */
+        if (fused_plan(ctx, &sh, &c, &shc) == WGNN_OK) *bytes = fused_scratch(&shc, &c);
+    } else {
         uint64_t chunk_bh, per_bh;
         if (three_pass_chunk(ctx, &sh, &chunk_bh, &per_bh) == WGNN_OK) *bytes = 2u * chunk_bh * per_bh;
     }
