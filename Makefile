@@ -40,7 +40,7 @@ bench: build
 asan: setup
 	@$(call CONFIGURED,build-asan) || cmake -S . -B build-asan -DWGNN_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 	$(call CMAKE_BUILD,build-asan)
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan --output-on-failure --no-tests=error -j2
 

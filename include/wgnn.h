@@ -27,6 +27,14 @@
  *     carries every op recorded since the last sync. wgnn_tensor_download and
  *     wgnn_context_sync submit and wait; waits time out (options.timeout_ms).
  *   - destroy(NULL) is a no-op everywhere.
+ *   - Threads: a context and its tensors belong to one thread at a time.
+ *     Use one context per thread, or serialise calls on a shared context
+ *     yourself. A call made while another thread is inside a call on the
+ *     same context fails with WGNN_ERR_BUSY and changes nothing (the context's
+ *     message is not updated); it never returns a wrong result. Tensors of
+ *     different contexts cannot be mixed. The functions that need no context
+ *     (.npy I/O, wgnn_op_shapes, wgnn_op_ref, the references) are
+ *     thread-safe.
  *   - Enum values are explicit and only ever grow at the end.
  */
 #ifndef WGNN_H
@@ -55,7 +63,8 @@ typedef enum wgnn_status {
     WGNN_ERR_TIMEOUT = 7,          /* a wait on the GPU passed options.timeout_ms */
     WGNN_ERR_IO = 8,               /* file could not be opened, read or written */
     WGNN_ERR_FORMAT = 9,           /* malformed or unsupported file contents */
-    WGNN_ERR_LIMIT = 10            /* request passes a device limit (named in the message) */
+    WGNN_ERR_LIMIT = 10,           /* request passes a device limit (named in the message) */
+    WGNN_ERR_BUSY = 11             /* another thread is inside a call on this context */
 } wgnn_status;
 
 /* Short name of a status code ("invalid argument", ...); never NULL. */
@@ -223,6 +232,76 @@ wgnn_status wgnn_sdpa(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor
 wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k,
                                     const wgnn_tensor *v, const wgnn_sdpa_options *opts,
                                     uint64_t *bytes, wgnn_sdpa_impl *routed);
+
+/* ------------------------------------------------------------------------ */
+/* Ops by name: the op table.                                               */
+/*
+ * Every op wgnn runs is a row of one table, named as PyTorch's aten op
+ * (mm, linear, conv2d, layer_norm, softmax, gelu, add, slice, cat, sdpa,
+ * ...), with PyTorch's semantics. `wgnn op --list` prints the table;
+ * wgnn_op_find describes one row. Arguments are "key=value" strings in the
+ * CLI's syntax: integers, floats (inf, -inf, nan accepted), lists
+ * comma-separated ("stride=2,2"), booleans true/false, dtypes float32 /
+ * float16 / int32, and words for choices ("approximate=tanh"); an optional
+ * argument may be given as "none". Unknown keys, duplicate keys, unparsable
+ * values and missing required arguments are errors naming the key.
+ */
+
+/* A tensor's dtype and shape, without data. */
+typedef struct wgnn_desc {
+    wgnn_dtype dtype;
+    int rank;
+    int64_t dims[WGNN_MAX_RANK];
+} wgnn_desc;
+
+typedef struct wgnn_op_arg_info {
+    const char *name;  /* PyTorch's keyword */
+    const char *type;  /* "int", "int[]", "float", "bool", "dtype", or choices "none|tanh" */
+    const char *def;   /* default in the CLI's syntax; NULL: required; "": optional, no default */
+    const char *help;
+} wgnn_op_arg_info;
+
+typedef struct wgnn_op_info {
+    const char *name;     /* PyTorch's aten name */
+    const char *summary;  /* one line */
+    const char *inputs;   /* in aten's positional order, e.g. "input, weight, [bias]" */
+    const char *shapes;   /* shape rules, e.g. "input [..., K], weight [N, K] -> [..., N]" */
+    int min_inputs, max_inputs;
+    int n_args;
+    const wgnn_op_arg_info *args;
+} wgnn_op_info;
+
+int wgnn_op_count(void);
+/* Row i (0 <= i < wgnn_op_count()), or NULL. */
+const wgnn_op_info *wgnn_op_info_at(int i);
+/* The row named name, or NULL. */
+const wgnn_op_info *wgnn_op_find(const char *name);
+
+/* Output dtypes and shapes of op for inputs of the given descs, with every
+ * shape, dtype and argument rule checked (no GPU needed; device limits are
+ * checked by wgnn_op). Fills up to out_cap descs and sets *n_out. On
+ * failure err says which input or argument is wrong. Thread-safe. */
+wgnn_status wgnn_op_shapes(const char *op, const wgnn_desc *in, int n_in, const char *const *args, int n_args,
+                           wgnn_desc *out, int out_cap, int *n_out, char *err, size_t err_len);
+
+/* Records op on the GPU: in and out are tensors of this context, out of the
+ * shapes wgnn_op_shapes gives (exactly), none of them also an input. */
+wgnn_status wgnn_op(wgnn_context *ctx, const char *op, const wgnn_tensor *const *in, int n_in,
+                    const char *const *args, int n_args, wgnn_tensor *const *out, int n_out);
+
+/* Host data of a desc's shape, C order: float for F32, int32_t for I32,
+ * uint16_t (IEEE half bits) for F16. */
+typedef struct wgnn_host_tensor {
+    wgnn_desc desc;
+    void *data;
+} wgnn_host_tensor;
+
+/* The CPU reference of op (double accumulation), for tests and --check:
+ * same semantics and rules as wgnn_op; out descs must equal what
+ * wgnn_op_shapes gives and their data be allocated by the caller.
+ * Thread-safe. */
+wgnn_status wgnn_op_ref(const char *op, const wgnn_host_tensor *in, int n_in, const char *const *args, int n_args,
+                        wgnn_host_tensor *out, int n_out, char *err, size_t err_len);
 
 /* ------------------------------------------------------------------------ */
 /* Timing: GPU timestamps around the ops recorded between begin and end.     */

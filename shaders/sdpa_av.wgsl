@@ -1,15 +1,6 @@
 // sdpa_av: out[r, x] = sum_c probs[r, c] * v[bh(r), c, x]. One thread per
 // (row, d4) computes a vec4 of outputs; scalar loop over S_kv.
-struct Params {
-    row_base: u32,
-    n_rows: u32,
-    s_q: u32,
-    s_kv: u32,
-    d4: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
+// Params: the host prepends it (src/ops/sdpa.c, written once there).
 
 override WG: u32 = 64u;
 

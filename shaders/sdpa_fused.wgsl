@@ -22,16 +22,7 @@
 // Scores are in log2 units: q is pre-scaled by scale*log2(e), exp2 replaces
 // exp. The running max starts at -FLT_MAX, so exp2(s - m) is never
 // exp2(-inf + inf); a row masked everywhere keeps l == 0 and is written as 0.
-struct Params {
-    n_groups: u32, // workgroups: n_split * B*H * n_qtiles (2-D fold)
-    n_qtiles: u32, // ceil(S_q / BR)
-    s_q: u32,
-    s_kv: u32,
-    qscale: f32,   // scale * log2(e)
-    kv_chunk: u32, // keys per split (SPLIT), a multiple of BC
-    n_bh: u32,     // B*H
-    _pad: u32,
-}
+// Params: the host prepends it (src/ops/sdpa.c, written once there).
 
 override TY: u32 = 8u;
 override TX: u32 = 16u;

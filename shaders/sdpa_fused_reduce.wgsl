@@ -3,12 +3,7 @@
 // "enable f16;"), the element type of out.
 // One thread per (row, d4): with M the largest split max,
 //   out = sum_s o_s * 2^(m_s - M) / sum_s l_s * 2^(m_s - M)   (0 if the sum is 0).
-struct Params {
-    n_rows: u32,  // B*H*S_q
-    d4: u32,
-    n_split: u32,
-    _pad: u32,
-}
+// Params: the host prepends it (src/ops/sdpa.c, written once there).
 
 override WG: u32 = 64u;
 

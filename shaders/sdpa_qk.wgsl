@@ -1,15 +1,6 @@
 // sdpa_qk: scores[r, c] = dot(q[r], k[bh(r), c]) * scale (+ mask[r, c]).
 // One thread per query row (b, h, s) of this chunk; vec4 loads over D.
-struct Params {
-    row_base: u32, // first global query row of this chunk (bh_start * s_q)
-    n_rows: u32,   // query rows in this chunk
-    s_q: u32,
-    s_kv: u32,
-    d4: u32,       // D / 4
-    scale: f32,
-    has_mask: u32,
-    _pad: u32,
-}
+// Params: the host prepends it (src/ops/sdpa.c, written once there).
 
 override WG: u32 = 64u;
 

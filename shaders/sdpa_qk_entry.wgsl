@@ -1,15 +1,6 @@
 // sdpa_qk_entry: the channel-attention route of sdpa_qk. One thread per score
 // (row, c), so a few long rows still fill the GPU. Same Params as sdpa_qk.
-struct Params {
-    row_base: u32,
-    n_rows: u32,
-    s_q: u32,
-    s_kv: u32,
-    d4: u32,
-    scale: f32,
-    has_mask: u32,
-    _pad: u32,
-}
+// Params: the host prepends it (src/ops/sdpa.c, written once there).
 
 override WG: u32 = 64u;
 

@@ -1,12 +1,7 @@
 // sdpa_softmax: row-wise softmax of scores into probs. One 64-thread
 // workgroup per row on a near-square 2-D grid; the flat row index is rebuilt
 // from num_workgroups. A row that is -inf everywhere becomes zeros.
-struct Params {
-    n_rows: u32,
-    n_cols: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
+// Params: the host prepends it (src/ops/sdpa.c, written once there).
 
 const WG: u32 = 64u;
 // The running max starts at -FLT_MAX, not -inf: exp(s - m) is then never

@@ -1,4 +1,10 @@
-/* internal.h - shared by the library's .c files; not installed. */
+/* internal.h - shared by the library's .c files; not installed.
+ *
+ * Layers (each uses only those below it):
+ *   src/ops/     op table rows: check (shapes), plan (dispatches), ref (CPU)
+ *   src/gpu/     context, errors and waits, buffers and the uniform arena,
+ *                pipeline cache, encoder (plan -> commands -> submit), tensors
+ */
 #ifndef WGNN_INTERNAL_H
 #define WGNN_INTERNAL_H
 
@@ -7,15 +13,47 @@
 #include <webgpu/webgpu.h>
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #define WGNN__ERR_LEN 1024
 
-typedef struct wgnn__pipe_entry {
+/* ---- callback records ------------------------------------------------------
+ * State a WebGPU callback writes lives on the heap, never on a caller's
+ * stack: a wait that times out returns while the callback is still pending,
+ * and Dawn fires it later (at the latest while the context is destroyed). A
+ * timed-out record is parked on the context and freed only after the
+ * instance is gone. */
+typedef struct wgnn__cb {
+    struct wgnn__cb *next;   /* parked list */
+    int fired;
+    int status;              /* the callback's status enum, as int */
+    int type;                /* error type (error scopes) */
+    void *handle;            /* adapter or device returned by a request */
+    WGPUBuffer hold;         /* released when the record is freed (a staging buffer) */
+    char msg[WGNN__ERR_LEN];
+} wgnn__cb;
+
+/* ---- pipelines ------------------------------------------------------------ */
+
+typedef struct wgnn__pipe {
+    struct wgnn__pipe *next;  /* hash chain; entries are never moved or freed before the context */
+    uint64_t hash;
     char *key;
     WGPUComputePipeline pipe;
     WGPUBindGroupLayout layout;
-} wgnn__pipe_entry;
+} wgnn__pipe;
+
+#define WGNN__PIPE_BUCKETS 256
+
+/* Tuning knobs, read from the environment once, at context creation. */
+typedef struct wgnn__knobs {
+    uint32_t fused_tile[4];   /* WGNN_FUSED_TILE=TYxTXxKExRG; [0] == 0: unset */
+    int fused_sacc;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('s') */
+    int fused_sg;             /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('g') */
+    uint32_t fused_split;     /* WGNN_FUSED_SPLIT=N; 0 unset */
+} wgnn__knobs;
 
 struct wgnn_context {
     WGPUInstance instance;
@@ -26,18 +64,29 @@ struct wgnn_context {
     WGPULimits limits;
     bool has_f16, has_subgroups, has_timestamps;
     uint64_t timeout_ns;
+    wgnn__knobs knobs;
 
+    atomic_int busy;               /* a public call is running (threads: see wgnn.h) */
     wgnn_status health;            /* sticky: device lost or uncaptured error */
     char health_msg[WGNN__ERR_LEN];
     char err[WGNN__ERR_LEN];
+    wgnn__cb *parked;              /* callback records of waits that timed out */
 
-    wgnn__pipe_entry *pipes;       /* lazily built pipelines, by key */
-    size_t n_pipes, cap_pipes;
+    wgnn__pipe *pipes[WGNN__PIPE_BUCKETS];
 
     WGPUCommandEncoder enc;        /* pending work, submitted by wgnn__flush */
-    uint32_t n_passes;             /* passes recorded into enc */
+    bool enc_scoped;               /* error scopes pushed for enc, popped at flush */
+    uint32_t pending_dispatches;   /* recorded into enc */
+    uint64_t pending_scratch;      /* bytes of scratch buffers enc references */
+    uint32_t unwaited_flushes;     /* submits since the last wait */
     WGPUBuffer dummy;              /* 16-byte buffers for absent optional bindings: */
     WGPUBuffer dummy_rw;           /* read-only and read-write ones may not share one */
+
+    /* Uniform arena: every dispatch's params in one buffer, written with one
+     * queue write just before the submit that reads them. */
+    WGPUBuffer uni;
+    unsigned char *uni_host;
+    uint32_t uni_cap, uni_used, uni_align;
 
     bool timing;                   /* timestamp each pass (wgnn_timing_begin) */
     WGPUQuerySet qset;
@@ -54,67 +103,163 @@ struct wgnn_tensor {
     uint64_t numel, nbytes;
 };
 
-/* Errors: set ctx->err and return the status. ctx may be NULL. */
-wgnn_status wgnn__err(wgnn_context *ctx, wgnn_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* ---- errors (gpu/error.c) ------------------------------------------------ */
+
+/* Sets ctx->err and returns s. ctx may be NULL. */
+wgnn_status wgnn__err(wgnn_context *ctx, wgnn_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* WGNN_OK, or the sticky device status (with ctx->err set from it). */
 wgnn_status wgnn__check_health(wgnn_context *ctx);
 /* Copies a WGPUStringView into dst (always terminated). */
 void wgnn__strview(char *dst, size_t cap, WGPUStringView v);
+WGPUStringView wgnn__sv(const char *s);
+
+/* Public entry points claim the context for the call; a second thread that
+ * calls in meanwhile gets WGNN_ERR_BUSY (and ctx->err is left alone). */
+wgnn_status wgnn__enter(wgnn_context *ctx);
+wgnn_status wgnn__leave(wgnn_context *ctx, wgnn_status s);
+
+/* Callback records. wgnn__cb_wait waits for f; on WGNN_OK the caller reads
+ * and frees cb, on failure cb is parked (the caller must not touch it).
+ * parked: &ctx->parked, or a list the caller frees after the instance. */
+wgnn__cb *wgnn__cb_new(void);
+void wgnn__cb_free(wgnn__cb *cb);
+void wgnn__cb_free_list(wgnn__cb **list);
+wgnn_status wgnn__cb_wait(wgnn_context *ctx, WGPUFuture f, wgnn__cb *cb, const char *what);
 
 /* Error scopes: push validation + out-of-memory + internal; pop them, wait,
  * and turn the first error into a status whose message starts with what. */
 void wgnn__scope_push(wgnn_context *ctx);
 wgnn_status wgnn__scope_pop(wgnn_context *ctx, const char *what);
-/* Waits for a future; WGNN_ERR_TIMEOUT after ctx->timeout_ns. */
-wgnn_status wgnn__wait(wgnn_context *ctx, WGPUFuture f, const char *what);
 
-/* Buffers. size is rounded up to 4 bytes. */
-wgnn_status wgnn__buffer_create(wgnn_context *ctx, uint64_t size, WGPUBufferUsage usage,
-                                const char *what, WGPUBuffer *out);
-/* A uniform buffer holding a copy of data (size bytes, multiple of 4). */
-wgnn_status wgnn__make_uniform(wgnn_context *ctx, const void *data, size_t size, WGPUBuffer *out);
+/* ---- buffers (gpu/buffer.c) ---------------------------------------------- */
+
+/* size is rounded up to 4 bytes. */
+wgnn_status wgnn__buffer_create(wgnn_context *ctx, uint64_t size, WGPUBufferUsage usage, const char *what,
+                                WGPUBuffer *out);
 /* buf if non-NULL, else one of the context's 16-byte dummies (never touched
  * by shaders whose flag says the binding is absent). A dispatch may not use
  * one buffer both read-only and writable, hence a separate writable dummy. */
 WGPUBuffer wgnn__make_optional_binding(wgnn_context *ctx, WGPUBuffer buf, bool writable);
+/* Makes room for n params blocks in the uniform arena, flushing first when
+ * the blocks recorded so far leave too little. */
+wgnn_status wgnn__uniform_reserve(wgnn_context *ctx, uint32_t n);
+/* Appends a params block; *offset is where it sits in ctx->uni. */
+uint32_t wgnn__uniform_push(wgnn_context *ctx, const void *data, uint32_t size);
 
-/* Pipelines: built on first use, cached by (kernel, prelude, constants).
- * prelude is WGSL prepended to the kernel's source (const declarations that
- * must be compile-time, e.g. register-array sizes); may be NULL. */
+/* ---- pipelines (gpu/pipeline.c) ------------------------------------------ */
+
+/* Override constants of a pipeline. */
 typedef struct wgnn__const {
     const char *name;
     double value;
 } wgnn__const;
-wgnn_status wgnn__make_compute_pipeline(wgnn_context *ctx, const char *kernel, const char *prelude,
-                                        const wgnn__const *consts, size_t n_consts,
-                                        wgnn__pipe_entry **out);
+/* Built on first use, cached by (kernel, prelude, constants). The prelude is
+ * WGSL prepended to the kernel (const declarations that must be
+ * compile-time, aliases, a Params struct); may be NULL. A kernel's lines
+ * `#include "common/NAME"` are replaced by shaders/common/NAME.wgsl.
+ * The entry returned stays valid, at the same address, until the context is
+ * destroyed. */
+wgnn_status wgnn__pipeline(wgnn_context *ctx, const char *kernel, const char *prelude, const wgnn__const *consts,
+                           size_t n_consts, const wgnn__pipe **out);
 /* Compiles WGSL into a pipeline without caching (tests, feature probes). */
 wgnn_status wgnn__compile(wgnn_context *ctx, const char *label, const char *wgsl, const wgnn__const *consts,
                           size_t n_consts, WGPUComputePipeline *out);
-/* The embedded source of shaders/<name>.wgsl, or NULL. Generated file. */
+/* The embedded source of shaders/<name>.wgsl ("common/x" for
+ * shaders/common/x.wgsl), or NULL. Generated file. */
 const char *wgnn__shader_source(const char *name);
+/* Number of cached pipelines (tests). */
+size_t wgnn__pipeline_count(const wgnn_context *ctx);
 
-/* Recording. A binding is a whole buffer or a range of one. */
+/* Params structs written once. A kernel's fields as an X-macro list
+ *     #define GEMM_PARAMS(X, S) X(S, u32x4, shape) X(S, u32, m) X(S, f32, alpha)
+ *     WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
+ *     WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
+ * give the C struct and, through WGNN__PARAMS_WGSL(GEMM_PARAMS), the WGSL
+ * `struct Params` text the host passes in the prelude. Types: u32, i32, f32
+ * (4 bytes) and u32x4, i32x4, f32x4 (vec4, 16-byte aligned in WGSL);
+ * WGNN__PARAMS_CHECK asserts at compile time that every field sits at the
+ * same offset in both layouts (vec4 fields go first). */
+typedef uint32_t wgnn__u32;
+typedef int32_t wgnn__i32;
+typedef float wgnn__f32;
+typedef uint32_t wgnn__u32x4[4];
+typedef int32_t wgnn__i32x4[4];
+typedef float wgnn__f32x4[4];
+#define WGNN__WGSL_u32 "u32"
+#define WGNN__WGSL_i32 "i32"
+#define WGNN__WGSL_f32 "f32"
+#define WGNN__WGSL_u32x4 "vec4<u32>"
+#define WGNN__WGSL_i32x4 "vec4<i32>"
+#define WGNN__WGSL_f32x4 "vec4<f32>"
+#define WGNN__PF_C(S, t, n) wgnn__##t n;
+#define WGNN__PF_W(S, t, n) "    " #n ": " WGNN__WGSL_##t ",\n"
+#define WGNN__PF_A(S, t, n) \
+    _Static_assert(offsetof(S, n) % (sizeof(wgnn__##t) == 16 ? 16 : 4) == 0, #S "." #n ": put vec4 fields first");
+#define WGNN__PARAMS_STRUCT(name, LIST) typedef struct name { LIST(WGNN__PF_C, name) } name
+#define WGNN__PARAMS_WGSL(LIST) "struct Params {\n" LIST(WGNN__PF_W, _) "}\n"
+#define WGNN__PARAMS_CHECK(name, LIST) \
+    LIST(WGNN__PF_A, name) _Static_assert(sizeof(name) <= 256, #name " fits a uniform slot");
+
+/* ---- encoding (gpu/encoder.c) --------------------------------------------- */
+
+#define WGNN__MAX_BIND 12
+#define WGNN__PARAMS_MAX 256
+#define WGNN__MAX_SCRATCH 8
+
+/* A binding: a whole buffer or a range of one; or a scratch buffer of the
+ * plan (scratch = index + 1, buf NULL). */
 typedef struct wgnn__binding {
     WGPUBuffer buf;
     uint64_t offset;
-    uint64_t size; /* 0: whole buffer from offset */
+    uint64_t size; /* 0: the rest of the buffer from offset */
+    uint32_t scratch;
 } wgnn__binding;
-/* Opens a compute pass on the pending encoder (timestamped while timing). */
-wgnn_status wgnn__pass_begin(wgnn_context *ctx, WGPUComputePassEncoder *pass);
-void wgnn__pass_end(wgnn_context *ctx, WGPUComputePassEncoder pass);
-/* Binds group 0 and dispatches (gx, gy, gz) workgroups. */
-wgnn_status wgnn__dispatch(wgnn_context *ctx, WGPUComputePassEncoder pass, const wgnn__pipe_entry *p,
-                           const wgnn__binding *b, size_t n, uint32_t gx, uint32_t gy, uint32_t gz);
-/* Submits pending work (error-scoped); wait != 0 also waits for completion. */
-wgnn_status wgnn__flush(wgnn_context *ctx, bool wait);
 
+/* One dispatch, described: binding 0 is the params block when params_size
+ * > 0, and b[i] then goes to binding i + 1 (else to binding i). */
+typedef struct wgnn__dispatch {
+    const wgnn__pipe *pipe;
+    uint32_t params_size;
+    uint32_t n_b;
+    uint32_t grid[3];
+    wgnn__binding b[WGNN__MAX_BIND];
+    _Alignas(16) unsigned char params[WGNN__PARAMS_MAX];
+} wgnn__dispatch;
+
+/* What an op's plan yields: dispatches in order, and the scratch buffers
+ * (bytes each) they use. Eager ops encode a plan at once; a graph builds its
+ * bind groups from plans once. */
+typedef struct wgnn__plan {
+    wgnn__dispatch *d;
+    uint32_t n, cap;
+    uint64_t scratch[WGNN__MAX_SCRATCH];
+    uint32_t n_scratch;
+    const char *label;
+} wgnn__plan;
+
+/* Appends a dispatch; fills pipe, params (copied), grid; bindings follow
+ * with wgnn__plan_bind. NULL only when out of host memory (ctx->err set). */
+wgnn__dispatch *wgnn__plan_add(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const void *params,
+                               uint32_t params_size, uint32_t gx, uint32_t gy, uint32_t gz);
+void wgnn__plan_bind(wgnn__dispatch *d, WGPUBuffer buf, uint64_t offset, uint64_t size);
+void wgnn__plan_bind_scratch(wgnn__dispatch *d, uint32_t scratch_index, uint64_t offset, uint64_t size);
+/* Declares a scratch buffer; returns its index, or -1 past WGNN__MAX_SCRATCH. */
+int wgnn__plan_scratch(wgnn__plan *p, uint64_t bytes);
+void wgnn__plan_free(wgnn__plan *p);
+uint64_t wgnn__plan_scratch_bytes(const wgnn__plan *p);
+/* Records the plan into the pending command buffer as one compute pass
+ * (timestamped while timing); scratch buffers are made for it and released
+ * after recording. Flushes when the recorded work passes a bound. */
+wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p);
+
+/* Submits pending work; wait != 0 also waits for completion. */
+wgnn_status wgnn__flush(wgnn_context *ctx, bool wait);
 /* Submits pending work plus a copy of size bytes of src, waits, and copies
  * min(size, dst_bytes) bytes into dst. */
 wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, void *dst, size_t dst_bytes);
 
-/* Dispatch math (dispatch.c). */
+/* ---- dispatch math (gpu/dispatch.c) --------------------------------------- */
+
 uint32_t wgnn__clamp_workgroup_size(const wgnn_context *ctx, uint32_t want);
 wgnn_status wgnn__compute_1d_workgroup_count(wgnn_context *ctx, uint64_t n_items, uint32_t wg_size,
                                              const char *what, uint32_t *gx);

@@ -144,13 +144,14 @@ static void test_errors(wgnn_context *ctx) {
     CHECK(printed == 0, "nothing printed while compiling bad WGSL (%ld bytes)", printed);
     CHECK(wgnn_context_health(ctx) == WGNN_OK, "a captured error leaves the context healthy");
     CHECK(wgnn__shader_source("sdpa_fused") != NULL && wgnn__shader_source("nope") == NULL, "embedded shaders");
-    wgnn__pipe_entry *a = NULL, *b = NULL;
+    const wgnn__pipe *a = NULL, *b = NULL;
     wgnn__const c = {"WG", 64};
-    CHECK(wgnn__make_compute_pipeline(ctx, "sdpa_av", NULL, &c, 1, &a) == WGNN_OK, "%s", wgnn_context_error(ctx));
-    CHECK(wgnn__make_compute_pipeline(ctx, "sdpa_av", NULL, &c, 1, &b) == WGNN_OK && a == b, "pipeline cached");
+    const char *pre = "struct Params { row_base: u32, n_rows: u32, s_q: u32, s_kv: u32, d4: u32, }\n";
+    CHECK(wgnn__pipeline(ctx, "sdpa_av", pre, &c, 1, &a) == WGNN_OK, "%s", wgnn_context_error(ctx));
+    CHECK(wgnn__pipeline(ctx, "sdpa_av", pre, &c, 1, &b) == WGNN_OK && a == b, "pipeline cached");
     wgnn__const c2 = {"WG", 32};
-    CHECK(wgnn__make_compute_pipeline(ctx, "sdpa_av", NULL, &c2, 1, &b) == WGNN_OK && a != b, "variant is a new entry");
-    CHECK(wgnn__make_compute_pipeline(ctx, "no_such_kernel", NULL, NULL, 0, &b) == WGNN_ERR_UNSUPPORTED, "unknown kernel");
+    CHECK(wgnn__pipeline(ctx, "sdpa_av", pre, &c2, 1, &b) == WGNN_OK && a != b, "variant is a new entry");
+    CHECK(wgnn__pipeline(ctx, "no_such_kernel", NULL, NULL, 0, &b) == WGNN_ERR_UNSUPPORTED, "unknown kernel");
 }
 
 /* A GPU kernel against the CPU reference: a small attention. */

@@ -1,39 +1,45 @@
-/* sdpa.c - scaled dot-product attention: validation, routing, dispatch.
+/* sdpa.c - scaled dot-product attention, the op table's row "sdpa":
+ * validation, routing, plans.
  *
  * Two implementations share one validation:
  *   three-pass  sdpa_qk (or sdpa_qk_entry) -> sdpa_softmax -> sdpa_av, with two
  *               B*H*S_q*S_kv fp32 scratch buffers, chunked over batch*heads
  *               where they would pass the device's buffer limits;
- *   fused       sdpa_fused, one dispatch, online softmax, no score buffer.
+ *   fused       sdpa_fused, one dispatch, online softmax, no score buffer,
+ *               split over heads where a tensor passes one storage binding.
  */
-#include "internal.h"
+#include "op.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Uniforms: C twins of the WGSL Params structs. */
-typedef struct qk_params {
-    uint32_t row_base, n_rows, s_q, s_kv, d4;
-    float scale;
-    uint32_t has_mask, pad;
-} qk_params;
-typedef struct av_params {
-    uint32_t row_base, n_rows, s_q, s_kv, d4, pad0, pad1, pad2;
-} av_params;
-typedef struct softmax_params {
-    uint32_t n_rows, n_cols, pad0, pad1;
-} softmax_params;
-typedef struct fused_params {
-    uint32_t n_groups, n_qtiles, s_q, s_kv;
-    float qscale;
-    uint32_t kv_chunk, n_bh, pad;
-} fused_params;
-_Static_assert(sizeof(qk_params) == 32, "QkParams is 32 bytes");
-_Static_assert(sizeof(av_params) == 32, "AvParams is 32 bytes");
-_Static_assert(sizeof(softmax_params) == 16, "SoftmaxParams is 16 bytes");
-_Static_assert(sizeof(fused_params) == 32, "fused Params is 32 bytes");
+/* Params of the kernels, written once (see WGNN__PARAMS_STRUCT). */
+#define QK_PARAMS(X, S)                                                                              \
+    X(S, u32, row_base) /* first global query row of this chunk (bh_start * s_q) */                 \
+    X(S, u32, n_rows)   /* query rows in this chunk */                                               \
+    X(S, u32, s_q) X(S, u32, s_kv) X(S, u32, d4) X(S, f32, scale) X(S, u32, has_mask)
+#define AV_PARAMS(X, S) X(S, u32, row_base) X(S, u32, n_rows) X(S, u32, s_q) X(S, u32, s_kv) X(S, u32, d4)
+#define SOFTMAX_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, n_cols)
+#define FUSED_PARAMS(X, S)                                                                           \
+    X(S, u32, n_groups) /* workgroups: n_split * B*H * n_qtiles (2-D fold) */                        \
+    X(S, u32, n_qtiles) /* ceil(S_q / BR) */                                                         \
+    X(S, u32, s_q) X(S, u32, s_kv)                                                                   \
+    X(S, f32, qscale)   /* scale * log2(e) */                                                        \
+    X(S, u32, kv_chunk) /* keys per split (SPLIT), a multiple of BC */                               \
+    X(S, u32, n_bh)     /* B*H of this dispatch */
+#define REDUCE_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split)
+WGNN__PARAMS_STRUCT(qk_params, QK_PARAMS);
+WGNN__PARAMS_STRUCT(av_params, AV_PARAMS);
+WGNN__PARAMS_STRUCT(softmax_params, SOFTMAX_PARAMS);
+WGNN__PARAMS_STRUCT(fused_params, FUSED_PARAMS);
+WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
+WGNN__PARAMS_CHECK(qk_params, QK_PARAMS)
+WGNN__PARAMS_CHECK(av_params, AV_PARAMS)
+WGNN__PARAMS_CHECK(softmax_params, SOFTMAX_PARAMS)
+WGNN__PARAMS_CHECK(fused_params, FUSED_PARAMS)
+WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
 
 /* Three-pass QK route when fused cannot run (docs/PERFORMANCE.md): on the
  * H200 the per-entry kernel beat the row kernel at every shape measured, up
@@ -41,114 +47,91 @@ _Static_assert(sizeof(fused_params) == 32, "fused Params is 32 bytes");
  * (8 rows: 2.3 vs 3.1 ms; 256 rows: 4.3 vs 4.1 ms). */
 #define WGNN__CPU_CHANNEL_ROWS 64u
 
+enum { A_SCALE, A_IMPL };
+
 typedef struct sdpa_shape {
     uint64_t bh;      /* product of batch dims and H */
     uint64_t s_q, s_kv, d;
     double scale;
-    const wgnn_tensor *mask;
+    bool mask;
     bool f16; /* q, k, v and out are float16 (fused only) */
 } sdpa_shape;
 
-static void dims_str(const wgnn_tensor *t, char *buf, size_t cap) {
-    size_t n = (size_t)snprintf(buf, cap, "[");
-    for (int i = 0; i < t->rank && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)t->dims[i]);
-    if (n < cap) snprintf(buf + n, cap - n, "]");
-}
+/* ---- validation (shapes only) --------------------------------------------- */
 
-/* The three-pass kernels bind whole tensors. */
-static wgnn_status check_binding(wgnn_context *ctx, const wgnn_tensor *t, const char *name) {
-    if (t->buf_size > ctx->limits.maxStorageBufferBindingSize)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "sdpa three-pass: %s holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu "
-                         "bytes); the fused implementation splits such tensors over heads",
-                         name, (unsigned long long)t->buf_size,
-                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+static wgnn_status check(wgnn__node *n) {
+    static const char *const names[4] = {"q", "k", "v", "mask"};
+    const wgnn_desc *q = &n->in[0], *k = &n->in[1], *v = &n->in[2], *m = n->n_in > 3 ? &n->in[3] : NULL;
+    for (int i = 0; i < n->n_in; i++) {
+        bool ok = n->in[i].dtype == WGNN_F32 || (i < 3 && n->in[i].dtype == WGNN_F16);
+        if (!ok)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s is %s; sdpa takes %s", names[i],
+                                  wgnn_dtype_name(n->in[i].dtype),
+                                  i < 3 ? "float32, or float16 for all of q, k, v and out" : "a float32 mask");
+        if (i < 3 && n->in[i].dtype != q->dtype)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "q is %s but %s is %s: q, k, v and out share one dtype",
+                                  wgnn_dtype_name(q->dtype), names[i], wgnn_dtype_name(n->in[i].dtype));
+    }
+    char qs[160], ks[160], vs[160];
+    wgnn__dims_str(q, qs, sizeof qs);
+    wgnn__dims_str(k, ks, sizeof ks);
+    wgnn__dims_str(v, vs, sizeof vs);
+    int r = q->rank;
+    if (r < 3)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "q is %s (rank %d); q, k, v need rank >= 3 ([..., H, S, D])",
+                              qs, r);
+    if (k->rank != r || v->rank != r)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "q %s, k %s and v %s must have the same rank", qs, ks, vs);
+    for (int i = 0; i < r; i++)
+        if (k->dims[i] != v->dims[i])
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "k %s and v %s must have the same dims", ks, vs);
+    for (int i = 0; i < r - 2; i++)
+        if (q->dims[i] != k->dims[i])
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "q %s and k %s differ in dim %d: batch and head dims (all but the last two) must match",
+                                  qs, ks, i);
+    if (q->dims[r - 1] != k->dims[r - 1])
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "head dim D differs: q %s has %lld, k %s has %lld", qs,
+                              (long long)q->dims[r - 1], ks, (long long)k->dims[r - 1]);
+    if (q->dims[r - 1] % 4 != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "head dim D=%lld must be a multiple of 4",
+                              (long long)q->dims[r - 1]);
+    if (m) {
+        bool ok = m->rank == r && m->dims[r - 1] == k->dims[r - 2];
+        for (int i = 0; ok && i < r - 1; i++) ok = m->dims[i] == q->dims[i];
+        if (!ok) {
+            char ms[160], want[160];
+            wgnn__dims_str(m, ms, sizeof ms);
+            wgnn_desc w = *q;
+            w.dims[r - 1] = k->dims[r - 2];
+            wgnn__dims_str(&w, want, sizeof want);
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "mask is %s but must be [..., H, S_q, S_kv] = %s", ms,
+                                  want);
+        }
+    }
+    if (n->arg[A_SCALE].set && !isfinite(n->arg[A_SCALE].f))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale %g is not finite", n->arg[A_SCALE].f);
+    n->n_out = 1;
+    n->out[0] = *q;
     return WGNN_OK;
 }
 
-static wgnn_status validate(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
-                            const wgnn_sdpa_options *o, const wgnn_tensor *out, sdpa_shape *sh) {
-    if (!q || !k || !v || !out)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s must not be NULL",
-                         !q ? "q" : !k ? "k" : !v ? "v" : "out");
-    const wgnn_tensor *all[5] = {q, k, v, out, o ? o->mask : NULL};
-    const char *names[5] = {"q", "k", "v", "out", "mask"};
-    for (int i = 0; i < 5; i++) {
-        if (!all[i]) continue;
-        if (all[i]->ctx != ctx)
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s belongs to another context", names[i]);
-        bool ok = all[i]->dtype == WGNN_F32 || (i < 4 && all[i]->dtype == WGNN_F16);
-        if (!ok)
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s is %s; sdpa takes %s", names[i],
-                             wgnn_dtype_name(all[i]->dtype),
-                             i < 4 ? "float32, or float16 for all of q, k, v and out" : "a float32 mask");
-        if (i < 4 && all[i]->dtype != q->dtype)
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: q is %s but %s is %s: q, k, v and out share one dtype",
-                             wgnn_dtype_name(q->dtype), names[i], wgnn_dtype_name(all[i]->dtype));
-    }
-    sh->f16 = q->dtype == WGNN_F16;
-    if (sh->f16 && !ctx->has_f16)
-        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED,
-                         "sdpa: float16 tensors need the shader-f16 feature, which adapter \"%s\" does not enable; "
-                         "use float32", ctx->info.name);
-    char qs[160], ks[160], vs[160], os[160];
-    dims_str(q, qs, sizeof qs);
-    dims_str(k, ks, sizeof ks);
-    dims_str(v, vs, sizeof vs);
-    dims_str(out, os, sizeof os);
+static void shape_of(const wgnn__node *n, sdpa_shape *sh) {
+    const wgnn_desc *q = &n->in[0];
     int r = q->rank;
-    if (r < 3)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: q is %s (rank %d); q, k, v need rank >= 3 ([..., H, S, D])",
-                         qs, r);
-    if (k->rank != r || v->rank != r)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: q %s, k %s and v %s must have the same rank", qs, ks, vs);
-    for (int i = 0; i < r; i++)
-        if (k->dims[i] != v->dims[i])
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: k %s and v %s must have the same dims", ks, vs);
-    for (int i = 0; i < r - 2; i++)
-        if (q->dims[i] != k->dims[i])
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
-                             "sdpa: q %s and k %s differ in dim %d: batch and head dims (all but the last two) must match",
-                             qs, ks, i);
-    if (q->dims[r - 1] != k->dims[r - 1])
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: head dim D differs: q %s has %lld, k %s has %lld", qs,
-                         (long long)q->dims[r - 1], ks, (long long)k->dims[r - 1]);
-    if (out->rank != r || memcmp(out->dims, q->dims, (size_t)r * sizeof q->dims[0]) != 0)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: out is %s but must have q's shape %s", os, qs);
-    wgnn_status s = wgnn__check_vec4_aligned(ctx, "sdpa", "head dim D", q->dims[r - 1]);
-    if (s != WGNN_OK) return s;
     sh->bh = 1;
     for (int i = 0; i < r - 2; i++) sh->bh *= (uint64_t)q->dims[i];
     sh->s_q = (uint64_t)q->dims[r - 2];
-    sh->s_kv = (uint64_t)k->dims[r - 2];
+    sh->s_kv = (uint64_t)n->in[1].dims[r - 2];
     sh->d = (uint64_t)q->dims[r - 1];
-    sh->mask = o ? o->mask : NULL;
-    if (sh->mask) {
-        const wgnn_tensor *m = sh->mask;
-        char ms[160];
-        dims_str(m, ms, sizeof ms);
-        bool ok = m->rank == r && m->dims[r - 1] == (int64_t)sh->s_kv;
-        for (int i = 0; ok && i < r - 1; i++) ok = m->dims[i] == q->dims[i];
-        if (!ok) {
-            char want[160];
-            size_t n = (size_t)snprintf(want, sizeof want, "[");
-            for (int i = 0; i < r - 1 && n < sizeof want; i++)
-                n += (size_t)snprintf(want + n, sizeof want - n, "%lld,", (long long)q->dims[i]);
-            if (n < sizeof want) snprintf(want + n, sizeof want - n, "%llu]", (unsigned long long)sh->s_kv);
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: mask is %s but must be [..., H, S_q, S_kv] = %s", ms,
-                             want);
-        }
-    }
-    if (out == q || out == k || out == v || (sh->mask && out == sh->mask))
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: out must be a different tensor from q, k, v and mask");
-    if (o && o->has_scale && !isfinite(o->scale))
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: scale %g is not finite", (double)o->scale);
-    sh->scale = (o && o->has_scale) ? (double)o->scale : 1.0 / sqrt((double)sh->d);
-    return WGNN_OK;
+    sh->mask = n->n_in > 3;
+    sh->f16 = q->dtype == WGNN_F16;
+    sh->scale = n->arg[A_SCALE].set ? n->arg[A_SCALE].f : 1.0 / sqrt((double)sh->d);
 }
 
 /* ---- fused --------------------------------------------------------------- */
+
+static bool cpu_adapter(const wgnn_context *ctx) { return strcmp(ctx->info.type, "CPU") == 0; }
 
 typedef struct fused_cfg {
     uint32_t ty, tx, ke, rg, oj, pf;
@@ -156,7 +139,6 @@ typedef struct fused_cfg {
     uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
 } fused_cfg;
 
-static bool cpu_adapter(const wgnn_context *ctx) { return strcmp(ctx->info.type, "CPU") == 0; }
 
 /* Workgroup memory of shaders/sdpa_fused.wgsl: sQ, sKV, sP, sR. */
 static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, uint32_t rg) {
@@ -180,10 +162,8 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
     const uint32_t(*cand)[4] = is_cpu ? cpu : gpu;
     size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
     const WGPULimits *L = &ctx->limits;
-    const char *env = getenv("WGNN_FUSED_TILE");
-    unsigned e[4] = {0, 0, 4, 1};
-    bool use_env = env && sscanf(env, "%ux%ux%ux%u", &e[0], &e[1], &e[2], &e[3]) >= 2 && e[0] && e[1] &&
-                   e[0] <= 64 && e[1] <= 64 && (e[2] == 2 || e[2] == 4) && (e[3] == 1 || e[3] == 2);
+    const uint32_t *e = ctx->knobs.fused_tile;
+    bool use_env = e[0] != 0;
     for (size_t i = use_env ? 0 : 1; i < n + 1; i++) {
         const uint32_t *t = i == 0 ? e : cand[i - 1];
         uint32_t ty = t[0], tx = t[1], ke = t[2], rg = t[3];
@@ -205,11 +185,8 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
          * NVIDIA and lavapipe drivers do (both checked against the CPU
          * reference); WGNN_FUSED_FLAGS without 'g' turns it off. */
         c->use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
-        const char *fl = getenv("WGNN_FUSED_FLAGS");
-        if (fl) {
-            c->sacc = strchr(fl, 's') != NULL;
-            c->use_sg = c->use_sg && strchr(fl, 'g') != NULL;
-        }
+        if (ctx->knobs.fused_sacc >= 0) c->sacc = ctx->knobs.fused_sacc != 0;
+        if (ctx->knobs.fused_sg >= 0) c->use_sg = c->use_sg && ctx->knobs.fused_sg != 0;
         return true;
     }
     return false;
@@ -227,8 +204,7 @@ static void fused_split(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg
         uint64_t most = sh->s_kv / (2 * bc);
         if (want > most) want = most;
     }
-    const char *env = getenv("WGNN_FUSED_SPLIT");
-    if (env && atoi(env) > 0) want = (uint64_t)atoi(env);
+    if (ctx->knobs.fused_split) want = ctx->knobs.fused_split;
     if (want < 1) want = 1;
     uint64_t chunk = (sh->s_kv + want - 1) / want;
     chunk = (chunk + bc - 1) / bc * bc;
@@ -241,12 +217,6 @@ static void fused_split(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg
     }
     c->n_split = (uint32_t)n;
     c->kv_chunk = (uint32_t)chunk;
-}
-
-static uint64_t fused_scratch(const sdpa_shape *sh, const fused_cfg *c) {
-    if (c->n_split <= 1) return 0;
-    uint64_t rows = (uint64_t)c->n_split * sh->bh * sh->s_q;
-    return rows * sh->d * 4u + rows * 8u;
 }
 
 static uint64_t gcd_u64(uint64_t a, uint64_t b) {
@@ -299,8 +269,8 @@ static wgnn_status fused_plan(wgnn_context *ctx, const sdpa_shape *sh, fused_cfg
     return WGNN_OK;
 }
 
-static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
-                             const wgnn_tensor *out, const sdpa_shape *sh) {
+static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
+                              wgnn_tensor *out, wgnn__plan *p) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
     fused_cfg c;
     sdpa_shape shc; /* one chunk of heads: what a dispatch sees */
@@ -308,13 +278,13 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
     if (s != WGNN_OK) return s;
     uint64_t chunk = shc.bh;
     bool split = c.n_split > 1;
-    char prelude[640];
+    char prelude[1024];
     snprintf(prelude, sizeof prelude,
-             "%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
+             "%s%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
              "const PF: u32 = %uu;\nalias IN4 = vec4<%s>;\nalias OUT4 = vec4<%s>;\n"
              "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
-             sh->f16 ? "enable f16;\n" : "", c.use_sg ? "enable subgroups;\n" : "", d4, c.ke, c.rg, c.oj, c.pf,
-             sh->f16 ? "f16" : "f32", sh->f16 && !split ? "f16" : "f32",
+             sh->f16 ? "enable f16;\n" : "", c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS),
+             d4, c.ke, c.rg, c.oj, c.pf, sh->f16 ? "f16" : "f32", sh->f16 && !split ? "f16" : "f32",
              c.use_sg ? "    var r = x;\n"
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
                         "    return r;\n"
@@ -323,12 +293,13 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
                              {"SACC", c.sacc ? 1 : 0}, {"SPLIT", split ? 1 : 0}, {"USE_SG", c.use_sg ? 1 : 0}};
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
-    wgnn__pipe_entry *pipe, *reduce = NULL;
-    s = wgnn__make_compute_pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
+    const wgnn__pipe *pipe, *reduce = NULL;
+    s = wgnn__pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
     if (s == WGNN_OK && split)
-        s = wgnn__make_compute_pipeline(ctx, "sdpa_fused_reduce",
-                                        sh->f16 ? "enable f16;\nalias OUT4 = vec4<f16>;" : "alias OUT4 = vec4<f32>;", wgc,
-                                        1, &reduce);
+        s = wgnn__pipeline(ctx, "sdpa_fused_reduce",
+                           sh->f16 ? "enable f16;\nalias OUT4 = vec4<f16>;\n" WGNN__PARAMS_WGSL(REDUCE_PARAMS)
+                                   : "alias OUT4 = vec4<f32>;\n" WGNN__PARAMS_WGSL(REDUCE_PARAMS),
+                           wgc, 1, &reduce);
     if (s != WGNN_OK) return s;
     uint64_t br = 4ull * c.rg * c.ty;
     uint64_t n_qtiles = (sh->s_q + br - 1) / br;
@@ -338,57 +309,45 @@ static wgnn_status run_fused(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
     if (chunk * n_qtiles * c.n_split > UINT32_MAX)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: %llu workgroups is too many",
                          (unsigned long long)(chunk * n_qtiles * c.n_split));
-
-    WGPUBuffer ub = NULL, rub = NULL, part_o = NULL, part_ml = NULL;
-    WGPUComputePassEncoder pass = NULL;
+    int part_o = -1, part_ml = -1;
     if (split) {
         uint64_t rows = chunk * sh->s_q;
-        s = wgnn__buffer_create(ctx, (uint64_t)c.n_split * rows * sh->d * 4u, WGPUBufferUsage_Storage,
-                                "sdpa split-KV partial outputs", &part_o);
-        if (s == WGNN_OK)
-            s = wgnn__buffer_create(ctx, (uint64_t)c.n_split * rows * 8u, WGPUBufferUsage_Storage,
-                                    "sdpa split-KV partial max/sum", &part_ml);
-        if (s != WGNN_OK) goto cleanup;
+        part_o = wgnn__plan_scratch(p, (uint64_t)c.n_split * rows * sh->d * 4u);
+        part_ml = wgnn__plan_scratch(p, (uint64_t)c.n_split * rows * 8u);
     }
-    s = wgnn__pass_begin(ctx, &pass);
-    for (uint64_t bh0 = 0; s == WGNN_OK && bh0 < sh->bh; bh0 += chunk) {
+    const wgnn_tensor *q = in[0], *k = in[1], *v = in[2], *m = sh->mask ? in[3] : NULL;
+    for (uint64_t bh0 = 0; bh0 < sh->bh; bh0 += chunk) {
         uint64_t n = sh->bh - bh0 < chunk ? sh->bh - bh0 : chunk;
         uint64_t n_groups = n * n_qtiles * c.n_split, rows = n * sh->s_q;
         uint32_t gx, gy, rx = 0, ry = 0;
         s = wgnn__compute_2d_workgroup_count(ctx, n_groups, maxd, "sdpa fused", &gx, &gy);
         if (s == WGNN_OK && split)
             s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, maxd, "sdpa fused reduce", &rx, &ry);
-        fused_params p = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
-                          (float)(sh->scale * 1.4426950408889634), c.kv_chunk, (uint32_t)n, 0};
-        uint32_t rp[4] = {(uint32_t)rows, d4, c.n_split, 0};
-        if (s == WGNN_OK) s = wgnn__make_uniform(ctx, &p, sizeof p, &ub);
-        if (s == WGNN_OK && split) s = wgnn__make_uniform(ctx, rp, sizeof rp, &rub);
-        if (s != WGNN_OK) break;
-        wgnn__binding o_slice = {out->buf, bh0 * per_q, n * per_q};
-        wgnn__binding b[7] = {
-            {ub, 0, 0},
-            {q->buf, bh0 * per_q, n * per_q},
-            {k->buf, bh0 * per_kv, n * per_kv},
-            {v->buf, bh0 * per_kv, n * per_kv},
-            sh->mask ? (wgnn__binding){sh->mask->buf, bh0 * per_m, n * per_m}
-                     : (wgnn__binding){wgnn__make_optional_binding(ctx, NULL, false), 0, 0},
-            split ? (wgnn__binding){part_o, 0, 0} : o_slice,
-            {wgnn__make_optional_binding(ctx, part_ml, true), 0, 0}};
-        s = wgnn__dispatch(ctx, pass, pipe, b, 7, gx, gy, 1);
-        if (s == WGNN_OK && split) {
-            wgnn__binding rb[4] = {{rub, 0, 0}, {part_o, 0, 0}, {part_ml, 0, 0}, o_slice};
-            s = wgnn__dispatch(ctx, pass, reduce, rb, 4, rx, ry, 1);
+        if (s != WGNN_OK) return s;
+        fused_params fp = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
+                           (float)(sh->scale * 1.4426950408889634), c.kv_chunk, (uint32_t)n};
+        wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
+        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+        wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
+        wgnn__plan_bind(d, k->buf, bh0 * per_kv, n * per_kv);
+        wgnn__plan_bind(d, v->buf, bh0 * per_kv, n * per_kv);
+        if (m) wgnn__plan_bind(d, m->buf, bh0 * per_m, n * per_m);
+        else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
+        if (split) {
+            wgnn__plan_bind_scratch(d, (uint32_t)part_o, 0, 0);
+            wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
+            reduce_params rp = {(uint32_t)rows, d4, c.n_split};
+            wgnn__dispatch *r = wgnn__plan_add(ctx, p, reduce, &rp, sizeof rp, rx, ry, 1);
+            if (!r) return WGNN_ERR_OUT_OF_MEMORY;
+            wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, 0);
+            wgnn__plan_bind_scratch(r, (uint32_t)part_ml, 0, 0);
+            wgnn__plan_bind(r, out->buf, bh0 * per_q, n * per_q);
+        } else {
+            wgnn__plan_bind(d, out->buf, bh0 * per_q, n * per_q);
+            wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, true), 0, 0);
         }
-        wgpuBufferRelease(ub); /* recorded dispatches keep their own references */
-        ub = NULL;
-        if (rub) wgpuBufferRelease(rub);
-        rub = NULL;
     }
-    wgnn__pass_end(ctx, pass);
-cleanup:
-    if (part_ml) wgpuBufferRelease(part_ml);
-    if (part_o) wgpuBufferRelease(part_o);
-    return s;
+    return WGNN_OK;
 }
 
 /* ---- three-pass ------------------------------------------------------------ */
@@ -404,8 +363,9 @@ static wgnn_status three_pass_chunk(const wgnn_context *ctx, const sdpa_shape *s
     return WGNN_OK;
 }
 
-static wgnn_status run_three_pass(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
-                                  const wgnn_tensor *out, const sdpa_shape *sh, bool per_entry) {
+/* The three-pass kernels bind whole tensors and index rows in u32. Sets
+ * ctx->err when the shape cannot run. */
+static wgnn_status three_pass_fits(wgnn_context *ctx, const sdpa_shape *sh) {
     uint64_t chunk_bh, per_bh;
     if (three_pass_chunk(ctx, sh, &chunk_bh, &per_bh) != WGNN_OK)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
@@ -413,71 +373,69 @@ static wgnn_status run_three_pass(wgnn_context *ctx, const wgnn_tensor *q, const
                          "maxStorageBufferBindingSize/maxBufferSize (%llu bytes); use the fused implementation",
                          (unsigned long long)(sh->s_q * sh->s_kv * 4u),
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
-    const wgnn_tensor *all[5] = {q, k, v, out, sh->mask};
-    static const char *const names[5] = {"q", "k", "v", "out", "mask"};
-    for (int i = 0; i < 5; i++) {
-        wgnn_status s = all[i] ? check_binding(ctx, all[i], names[i]) : WGNN_OK;
-        if (s != WGNN_OK) return s;
-    }
+    uint64_t bytes[4] = {sh->bh * sh->s_q * sh->d * 4u, sh->bh * sh->s_kv * sh->d * 4u,
+                         sh->bh * sh->s_kv * sh->d * 4u, sh->mask ? sh->bh * sh->s_q * sh->s_kv * 4u : 0};
+    static const char *const names[4] = {"q (and out)", "k", "v", "mask"};
+    for (int i = 0; i < 4; i++)
+        if (bytes[i] > ctx->limits.maxStorageBufferBindingSize)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                             "sdpa three-pass: %s holds %llu bytes, past the device's maxStorageBufferBindingSize "
+                             "(%llu bytes); the fused implementation splits such tensors over heads",
+                             names[i], (unsigned long long)bytes[i],
+                             (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    if (sh->bh * sh->s_q > UINT32_MAX || sh->bh * sh->s_kv * (sh->d / 4) > UINT32_MAX)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa three-pass: more than 2^32 rows; use the fused implementation");
+    return WGNN_OK;
+}
+
+static wgnn_status plan_three_pass(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
+                                   wgnn_tensor *out, bool per_entry, wgnn__plan *p) {
+    if (sh->f16)
+        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "sdpa: float16 tensors run only in the fused implementation");
+    wgnn_status s = three_pass_fits(ctx, sh);
+    if (s != WGNN_OK) return s;
+    uint64_t chunk_bh = 1, per_bh = 0;
+    three_pass_chunk(ctx, sh, &chunk_bh, &per_bh);
     uint32_t d4 = (uint32_t)(sh->d / 4);
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
-    wgnn__pipe_entry *p_qk, *p_sm, *p_av;
-    wgnn_status s = wgnn__make_compute_pipeline(ctx, per_entry ? "sdpa_qk_entry" : "sdpa_qk", NULL, wgc, 1, &p_qk);
-    if (s == WGNN_OK) s = wgnn__make_compute_pipeline(ctx, "sdpa_softmax", NULL, NULL, 0, &p_sm);
-    if (s == WGNN_OK) s = wgnn__make_compute_pipeline(ctx, "sdpa_av", NULL, wgc, 1, &p_av);
+    const wgnn__pipe *p_qk, *p_sm, *p_av;
+    s = wgnn__pipeline(ctx, per_entry ? "sdpa_qk_entry" : "sdpa_qk", WGNN__PARAMS_WGSL(QK_PARAMS), wgc, 1, &p_qk);
+    if (s == WGNN_OK) s = wgnn__pipeline(ctx, "sdpa_softmax", WGNN__PARAMS_WGSL(SOFTMAX_PARAMS), NULL, 0, &p_sm);
+    if (s == WGNN_OK) s = wgnn__pipeline(ctx, "sdpa_av", WGNN__PARAMS_WGSL(AV_PARAMS), wgc, 1, &p_av);
     if (s != WGNN_OK) return s;
-
-    WGPUBuffer scores = NULL, probs = NULL, ub[3] = {NULL, NULL, NULL};
-    WGPUComputePassEncoder pass = NULL;
-    uint64_t chunk_bytes = chunk_bh * per_bh;
-    s = wgnn__buffer_create(ctx, chunk_bytes, WGPUBufferUsage_Storage, "sdpa scores", &scores);
-    if (s == WGNN_OK) s = wgnn__buffer_create(ctx, chunk_bytes, WGPUBufferUsage_Storage, "sdpa probs", &probs);
-    if (s != WGNN_OK) goto cleanup;
+    int scores = wgnn__plan_scratch(p, chunk_bh * per_bh), probs = wgnn__plan_scratch(p, chunk_bh * per_bh);
+    const wgnn_tensor *q = in[0], *k = in[1], *v = in[2], *m = sh->mask ? in[3] : NULL;
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
     for (uint64_t bh0 = 0; bh0 < sh->bh; bh0 += chunk_bh) {
         uint64_t nbh = sh->bh - bh0 < chunk_bh ? sh->bh - bh0 : chunk_bh;
         uint32_t rows = (uint32_t)(nbh * sh->s_q);
         qk_params qp = {(uint32_t)(bh0 * sh->s_q), rows, (uint32_t)sh->s_q, (uint32_t)sh->s_kv, d4,
-                        (float)sh->scale, sh->mask ? 1u : 0u, 0};
-        softmax_params sp = {rows, (uint32_t)sh->s_kv, 0, 0};
-        av_params ap = {(uint32_t)(bh0 * sh->s_q), rows, (uint32_t)sh->s_q, (uint32_t)sh->s_kv, d4, 0, 0, 0};
-        for (int i = 0; i < 3; i++) {
-            if (ub[i]) wgpuBufferRelease(ub[i]);
-            ub[i] = NULL;
-        }
-        s = wgnn__make_uniform(ctx, &qp, sizeof qp, &ub[0]);
-        if (s == WGNN_OK) s = wgnn__make_uniform(ctx, &sp, sizeof sp, &ub[1]);
-        if (s == WGNN_OK) s = wgnn__make_uniform(ctx, &ap, sizeof ap, &ub[2]);
-        if (s != WGNN_OK) goto cleanup;
+                        (float)sh->scale, m ? 1u : 0u};
+        softmax_params sp = {rows, (uint32_t)sh->s_kv};
+        av_params ap = {(uint32_t)(bh0 * sh->s_q), rows, (uint32_t)sh->s_q, (uint32_t)sh->s_kv, d4};
         uint32_t qx, qy, sx, sy, ax, ay;
         uint64_t qk_items = per_entry ? (uint64_t)rows * sh->s_kv : rows;
         s = wgnn__compute_2d_workgroup_count(ctx, (qk_items + wg - 1) / wg, maxd, "sdpa qk", &qx, &qy);
         if (s == WGNN_OK) s = wgnn__compute_2d_workgroup_count(ctx, rows, maxd, "sdpa softmax", &sx, &sy);
         if (s == WGNN_OK)
             s = wgnn__compute_2d_workgroup_count(ctx, ((uint64_t)rows * d4 + wg - 1) / wg, maxd, "sdpa av", &ax, &ay);
-        if (s != WGNN_OK) goto cleanup;
-        wgnn__binding bq[5] = {{ub[0], 0, 0},
-                               {q->buf, 0, 0},
-                               {k->buf, 0, 0},
-                               {wgnn__make_optional_binding(ctx, sh->mask ? sh->mask->buf : NULL, false), 0, 0},
-                               {scores, 0, 0}};
-        wgnn__binding bs[3] = {{ub[1], 0, 0}, {scores, 0, 0}, {probs, 0, 0}};
-        wgnn__binding ba[4] = {{ub[2], 0, 0}, {probs, 0, 0}, {v->buf, 0, 0}, {out->buf, 0, 0}};
-        s = wgnn__pass_begin(ctx, &pass);
-        if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, p_qk, bq, 5, qx, qy, 1);
-        if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, p_sm, bs, 3, sx, sy, 1);
-        if (s == WGNN_OK) s = wgnn__dispatch(ctx, pass, p_av, ba, 4, ax, ay, 1);
-        wgnn__pass_end(ctx, pass);
-        pass = NULL;
-        if (s != WGNN_OK) goto cleanup;
+        if (s != WGNN_OK) return s;
+        wgnn__dispatch *d = wgnn__plan_add(ctx, p, p_qk, &qp, sizeof qp, qx, qy, 1);
+        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+        wgnn__plan_bind(d, q->buf, 0, 0);
+        wgnn__plan_bind(d, k->buf, 0, 0);
+        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, m ? m->buf : NULL, false), 0, 0);
+        wgnn__plan_bind_scratch(d, (uint32_t)scores, 0, 0);
+        if (!(d = wgnn__plan_add(ctx, p, p_sm, &sp, sizeof sp, sx, sy, 1))) return WGNN_ERR_OUT_OF_MEMORY;
+        wgnn__plan_bind_scratch(d, (uint32_t)scores, 0, 0);
+        wgnn__plan_bind_scratch(d, (uint32_t)probs, 0, 0);
+        if (!(d = wgnn__plan_add(ctx, p, p_av, &ap, sizeof ap, ax, ay, 1))) return WGNN_ERR_OUT_OF_MEMORY;
+        wgnn__plan_bind_scratch(d, (uint32_t)probs, 0, 0);
+        wgnn__plan_bind(d, v->buf, 0, 0);
+        wgnn__plan_bind(d, out->buf, 0, 0);
     }
-cleanup:
-    for (int i = 0; i < 3; i++)
-        if (ub[i]) wgpuBufferRelease(ub[i]);
-    if (probs) wgpuBufferRelease(probs);
-    if (scores) wgpuBufferRelease(scores);
-    return s;
+    return WGNN_OK;
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -487,71 +445,192 @@ cleanup:
  * under a quarter of a fused row tile (decoder-like S_q): there the padding
  * rows cost real time (lavapipe, (1,8,1,4096,64): fused 39 ms, channel 2.3
  * ms) while a GPU hides them (H200: fused 0.047 ms, channel 0.24 ms). Where
- * fused does not fit: three-pass, with the QK route of WGNN__CPU_CHANNEL_ROWS. */
-static wgnn_sdpa_impl route(const wgnn_context *ctx, const sdpa_shape *sh, wgnn_sdpa_impl want) {
+ * fused does not fit: three-pass, with the QK route of WGNN__CPU_CHANNEL_ROWS.
+ * Auto never picks a route that cannot run when another can: the
+ * preferences are tried in order, and the first that fits the device's
+ * limits wins. */
+static wgnn_sdpa_impl route(wgnn_context *ctx, const sdpa_shape *sh, wgnn_sdpa_impl want) {
     if (want != WGNN_SDPA_AUTO) return want;
+    if (sh->f16) return WGNN_SDPA_FUSED;
+    wgnn_sdpa_impl pref[3];
+    int n = 0;
     fused_cfg c;
+    wgnn_sdpa_impl tp =
+        !cpu_adapter(ctx) || sh->bh * sh->s_q < WGNN__CPU_CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
     if (fused_tile(ctx, (uint32_t)(sh->d / 4), &c)) {
-        if (cpu_adapter(ctx) && sh->s_q * 4u < 4ull * c.rg * c.ty) return WGNN_SDPA_CHANNEL;
-        return WGNN_SDPA_FUSED;
+        if (cpu_adapter(ctx) && sh->s_q * 4u < 4ull * c.rg * c.ty) pref[n++] = WGNN_SDPA_CHANNEL;
+        pref[n++] = WGNN_SDPA_FUSED;
     }
-    return !cpu_adapter(ctx) || sh->bh * sh->s_q < WGNN__CPU_CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
+    pref[n++] = tp;
+    char saved[WGNN__ERR_LEN];
+    memcpy(saved, ctx->err, sizeof saved);
+    for (int i = 0; i < n; i++) {
+        sdpa_shape shc;
+        wgnn_status s = pref[i] == WGNN_SDPA_FUSED ? fused_plan(ctx, sh, &c, &shc) : three_pass_fits(ctx, sh);
+        if (s == WGNN_OK) {
+            memcpy(ctx->err, saved, sizeof saved);
+            return pref[i];
+        }
+    }
+    memcpy(ctx->err, saved, sizeof saved);
+    return pref[0]; /* none fits: its plan names the limit */
 }
 
-static wgnn_status prepare(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
-                           const wgnn_sdpa_options *opts, const wgnn_tensor *out, sdpa_shape *sh,
-                           wgnn_sdpa_impl *impl) {
-    wgnn_status s = wgnn__check_health(ctx);
-    if (s != WGNN_OK) return s;
-    s = validate(ctx, q, k, v, opts, out, sh);
-    if (s != WGNN_OK) return s;
-    wgnn_sdpa_impl want = opts ? opts->impl : WGNN_SDPA_AUTO;
-    if (want != WGNN_SDPA_AUTO && want != WGNN_SDPA_THREE_PASS && want != WGNN_SDPA_FUSED &&
-        want != WGNN_SDPA_CHANNEL)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: unknown impl %d", (int)want);
-    *impl = sh->f16 && want == WGNN_SDPA_AUTO ? WGNN_SDPA_FUSED : route(ctx, sh, want);
-    if (sh->f16 && *impl != WGNN_SDPA_FUSED)
-        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "sdpa: float16 tensors run only in the fused implementation");
+static wgnn_status sdpa_plan_routed(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                                    wgnn_tensor *out, wgnn__plan *p, wgnn_sdpa_impl *routed) {
+    sdpa_shape sh;
+    shape_of(n, &sh);
+    if (sh.f16 && !ctx->has_f16)
+        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED,
+                         "sdpa: float16 tensors need the shader-f16 feature, which adapter \"%s\" does not enable; "
+                         "use float32",
+                         ctx->info.name);
+    wgnn_sdpa_impl impl = route(ctx, &sh, (wgnn_sdpa_impl)n->arg[A_IMPL].i[0]);
+    if (routed) *routed = impl;
+    if (impl == WGNN_SDPA_FUSED) return plan_fused(ctx, &sh, in, out, p);
+    return plan_three_pass(ctx, &sh, in, out, impl == WGNN_SDPA_CHANNEL, p);
+}
+
+static wgnn_status plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                        wgnn_tensor *const *out, wgnn__plan *p) {
+    return sdpa_plan_routed(ctx, n, in, out[0], p, NULL);
+}
+
+/* ---- reference --------------------------------------------------------------- */
+
+static wgnn_status ref(wgnn__node *n, const void *const *in, void *const *out) {
+    sdpa_shape sh;
+    shape_of(n, &sh);
+    uint64_t nq = sh.bh * sh.s_q * sh.d, nkv = sh.bh * sh.s_kv * sh.d;
+    if (!sh.f16) {
+        wgnn_ref_sdpa(in[0], in[1], in[2], sh.mask ? in[3] : NULL, sh.bh, sh.s_q, sh.s_kv, sh.d, sh.scale, out[0]);
+        return WGNN_OK;
+    }
+    float *q = malloc(nq * 4), *k = malloc(nkv * 4), *v = malloc(nkv * 4), *o = malloc(nq * 4);
+    wgnn_status s = WGNN_OK;
+    if (q && k && v && o) {
+        wgnn_f16_to_f32(in[0], q, nq);
+        wgnn_f16_to_f32(in[1], k, nkv);
+        wgnn_f16_to_f32(in[2], v, nkv);
+        wgnn_ref_sdpa(q, k, v, sh.mask ? in[3] : NULL, sh.bh, sh.s_q, sh.s_kv, sh.d, sh.scale, o);
+        wgnn_f32_to_f16(o, out[0], nq);
+    } else {
+        s = wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    free(q);
+    free(k);
+    free(v);
+    free(o);
+    return s;
+}
+
+static const wgnn_op_arg_info k_args[] = {
+    {"scale", "float", "", "multiplies q.k^T; default 1/sqrt(D)"},
+    {"impl", "auto|three-pass|fused|channel", "auto", "implementation; auto routes by shape and device limits"},
+};
+
+const wgnn__op wgnn__op_sdpa = {
+    {"sdpa", "scaled dot-product attention, non-causal: softmax(q.k^T*scale + mask).v", "q, k, v, [mask]",
+     "q [..., H, S_q, D], k and v [..., H, S_kv, D], mask [..., H, S_q, S_kv] (float32) -> q's shape; D % 4 == 0; "
+     "float32, or float16 q/k/v where the adapter has shader-f16",
+     3, 4, 2, k_args},
+    check,
+    plan,
+    ref,
+};
+
+/* ---- the typed C entry points ------------------------------------------------ */
+
+static wgnn_status sdpa_node(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
+                             const wgnn_sdpa_options *o, char args[2][64], const char **argv, int *argc) {
+    *argc = 0;
+    if (!q || !k || !v)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s must not be NULL", !q ? "q" : !k ? "k" : "v");
+    if (!o) return WGNN_OK;
+    static const char *const impls[4] = {"auto", "three-pass", "fused", "channel"};
+    if ((unsigned)o->impl > 3u) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: unknown impl %d", (int)o->impl);
+    if (o->has_scale) {
+        if (!isfinite(o->scale))
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: scale %g is not finite", (double)o->scale);
+        snprintf(args[*argc], 64, "scale=%.9g", (double)o->scale);
+        argv[*argc] = args[*argc];
+        (*argc)++;
+    }
+    snprintf(args[*argc], 64, "impl=%s", impls[o->impl]);
+    argv[*argc] = args[*argc];
+    (*argc)++;
     return WGNN_OK;
 }
 
 wgnn_status wgnn_sdpa(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
                       const wgnn_sdpa_options *opts, wgnn_tensor *out) {
     if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
-    sdpa_shape sh = {0};
-    wgnn_sdpa_impl impl = WGNN_SDPA_AUTO;
-    wgnn_status s = prepare(ctx, q, k, v, opts, out, &sh, &impl);
+    char args[2][64];
+    const char *argv[2];
+    int argc = 0;
+    wgnn_status s = wgnn__enter(ctx);
     if (s != WGNN_OK) return s;
-    if (impl == WGNN_SDPA_FUSED) return run_fused(ctx, q, k, v, out, &sh);
-    return run_three_pass(ctx, q, k, v, out, &sh, impl == WGNN_SDPA_CHANNEL);
+    s = sdpa_node(ctx, q, k, v, opts, args, argv, &argc);
+    if (s == WGNN_OK && !out) s = wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: out must not be NULL");
+    if (s != WGNN_OK) return wgnn__leave(ctx, s);
+    const wgnn_tensor *in[4] = {q, k, v, opts ? opts->mask : NULL};
+    return wgnn__leave(ctx, wgnn__op_run(ctx, "sdpa", in, in[3] ? 4 : 3, argv, argc, &out, 1));
 }
 
 wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k,
                                     const wgnn_tensor *v, const wgnn_sdpa_options *opts, uint64_t *bytes,
                                     wgnn_sdpa_impl *routed) {
-    if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
-    if (!bytes) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa_scratch_bytes: bytes must not be NULL");
-    sdpa_shape sh = {0};
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    char args[2][64];
+    const char *argv[2];
+    int argc = 0;
+    s = wgnn__check_health(ctx);
+    if (s == WGNN_OK && !bytes)
+        s = wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa_scratch_bytes: bytes must not be NULL");
+    if (s == WGNN_OK) s = sdpa_node(ctx, q, k, v, opts, args, argv, &argc);
+    if (s != WGNN_OK) return wgnn__leave(ctx, s);
+    const wgnn_tensor *mask = opts ? opts->mask : NULL;
+    wgnn_desc din[4];
+    const wgnn_tensor *tin[4] = {q, k, v, mask};
+    int n_in = mask ? 4 : 3;
+    for (int i = 0; i < n_in; i++) {
+        if (tin[i]->ctx != ctx)
+            return wgnn__leave(ctx, wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: input %d belongs to another context", i));
+        memset(&din[i], 0, sizeof din[i]);
+        din[i].dtype = tin[i]->dtype;
+        din[i].rank = tin[i]->rank;
+        memcpy(din[i].dims, tin[i]->dims, sizeof din[i].dims);
+    }
+    wgnn_desc dout;
+    int n_out = 0;
+    s = wgnn_op_shapes("sdpa", din, n_in, argv, argc, &dout, 1, &n_out, ctx->err, sizeof ctx->err);
+    if (s != WGNN_OK) return wgnn__leave(ctx, s);
+    wgnn__node n;
+    memset(&n, 0, sizeof n);
+    n.op = &wgnn__op_sdpa;
+    n.n_in = n_in;
+    memcpy(n.in, din, sizeof din);
+    n.arg[A_IMPL].set = true;
+    n.arg[A_IMPL].i[0] = opts ? opts->impl : WGNN_SDPA_AUTO;
+    if (opts && opts->has_scale) {
+        n.arg[A_SCALE].set = true;
+        n.arg[A_SCALE].f = opts->scale;
+    }
+    /* The plan itself (pipelines built, nothing recorded): what runs is what
+     * is reported. q stands in for out, which is only bound. A plan that
+     * fails on a device limit reports 0 bytes: wgnn_sdpa then names the limit. */
+    wgnn__plan p = {0};
     wgnn_sdpa_impl impl = WGNN_SDPA_AUTO;
-    /* out is only validated for shape: q stands in for it. */
-    wgnn_sdpa_options o = opts ? *opts : (wgnn_sdpa_options){0};
-    wgnn_status s = wgnn__check_health(ctx);
-    if (s != WGNN_OK) return s;
-    wgnn_tensor fake_out;
-    if (!q) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: q must not be NULL");
-    fake_out = *q;
-    s = prepare(ctx, q, k, v, &o, &fake_out, &sh, &impl);
-    if (s != WGNN_OK) return s;
-    *bytes = 0;
-    fused_cfg c;
-    sdpa_shape shc;
-    if (impl == WGNN_SDPA_FUSED) {
-        /* a plan that fails leaves 0: wgnn_sdpa then fails with the limit's name */
-        if (fused_plan(ctx, &sh, &c, &shc) == WGNN_OK) *bytes = fused_scratch(&shc, &c);
-    } else {
-        uint64_t chunk_bh, per_bh;
-        if (three_pass_chunk(ctx, &sh, &chunk_bh, &per_bh) == WGNN_OK) *bytes = 2u * chunk_bh * per_bh;
+    char saved[WGNN__ERR_LEN];
+    memcpy(saved, ctx->err, sizeof saved);
+    s = sdpa_plan_routed(ctx, &n, tin, (wgnn_tensor *)q, &p, &impl);
+    *bytes = s == WGNN_OK ? wgnn__plan_scratch_bytes(&p) : 0;
+    wgnn__plan_free(&p);
+    if (s == WGNN_ERR_LIMIT) {
+        memcpy(ctx->err, saved, sizeof saved);
+        s = WGNN_OK;
     }
     if (routed) *routed = impl;
-    return WGNN_OK;
+    return wgnn__leave(ctx, s);
 }

@@ -9,159 +9,15 @@
 #define WGNN__DEFAULT_TIMEOUT_MS 60000u
 #define WGNN__MAX_ADAPTERS 16
 
-const char *wgnn_status_str(wgnn_status s) {
-    switch (s) {
-    case WGNN_OK: return "ok";
-    case WGNN_ERR_INVALID_ARGUMENT: return "invalid argument";
-    case WGNN_ERR_UNSUPPORTED: return "unsupported";
-    case WGNN_ERR_OUT_OF_MEMORY: return "out of memory";
-    case WGNN_ERR_NO_ADAPTER: return "no adapter";
-    case WGNN_ERR_GPU: return "gpu error";
-    case WGNN_ERR_DEVICE_LOST: return "device lost";
-    case WGNN_ERR_TIMEOUT: return "timeout";
-    case WGNN_ERR_IO: return "i/o error";
-    case WGNN_ERR_FORMAT: return "format error";
-    case WGNN_ERR_LIMIT: return "device limit";
-    }
-    return "unknown status";
-}
-
-size_t wgnn_dtype_size(wgnn_dtype t) {
-    switch (t) {
-    case WGNN_F32: return 4;
-    case WGNN_I32: return 4;
-    case WGNN_F16: return 2;
-    }
-    return 0;
-}
-
-const char *wgnn_dtype_name(wgnn_dtype t) {
-    switch (t) {
-    case WGNN_F32: return "float32";
-    case WGNN_I32: return "int32";
-    case WGNN_F16: return "float16";
-    }
-    return "unknown";
-}
-
-bool wgnn__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
-    if (a != 0 && b > UINT64_MAX / a) return false;
-    *out = a * b;
-    return true;
-}
-
-wgnn_status wgnn__err(wgnn_context *ctx, wgnn_status s, const char *fmt, ...) {
-    if (ctx) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
-
-const char *wgnn_context_error(const wgnn_context *ctx) {
-    return ctx ? ctx->err : "out of memory";
-}
-
-wgnn_status wgnn_context_health(const wgnn_context *ctx) {
-    return ctx ? ctx->health : WGNN_ERR_INVALID_ARGUMENT;
-}
-
-wgnn_status wgnn__check_health(wgnn_context *ctx) {
-    if (ctx->health == WGNN_OK) return WGNN_OK;
-    return wgnn__err(ctx, ctx->health, "%s", ctx->health_msg);
-}
-
-void wgnn__strview(char *dst, size_t cap, WGPUStringView v) {
-    size_t n = 0;
-    if (v.data) n = v.length == WGPU_STRLEN ? strlen(v.data) : v.length;
-    if (n >= cap) n = cap - 1;
-    if (n) memcpy(dst, v.data, n);
-    dst[n] = '\0';
-}
-
-static WGPUStringView sv(const char *s) {
-    WGPUStringView v = {s, s ? strlen(s) : 0};
-    return v;
-}
-
-/* ---- waiting and error scopes ------------------------------------------ */
-
-wgnn_status wgnn__wait(wgnn_context *ctx, WGPUFuture f, const char *what) {
-    WGPUFutureWaitInfo wi = {f, 0};
-    WGPUWaitStatus ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, ctx->timeout_ns);
-    if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
-    if (ws == WGPUWaitStatus_TimedOut)
-        return wgnn__err(ctx, WGNN_ERR_TIMEOUT, "%s: no answer from the GPU within %llu ms", what,
-                         (unsigned long long)(ctx->timeout_ns / 1000000u));
-    return wgnn__err(ctx, WGNN_ERR_GPU, "%s: waiting on the GPU failed (WaitAny status %d)", what, (int)ws);
-}
-
-typedef struct scope_result {
-    bool done;
-    WGPUErrorType type;
-    char msg[WGNN__ERR_LEN];
-} scope_result;
-
-static void on_pop_scope(WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message,
-                         void *u1, void *u2) {
-    (void)u2;
-    scope_result *r = u1;
-    r->done = true;
-    r->type = status == WGPUPopErrorScopeStatus_Success ? type : WGPUErrorType_Unknown;
-    if (status != WGPUPopErrorScopeStatus_Success && !message.data)
-        snprintf(r->msg, sizeof r->msg, "error scope could not be popped (status %d)", (int)status);
-    else
-        wgnn__strview(r->msg, sizeof r->msg, message);
-}
-
-void wgnn__scope_push(wgnn_context *ctx) {
-    wgpuDevicePushErrorScope(ctx->device, WGPUErrorFilter_Internal);
-    wgpuDevicePushErrorScope(ctx->device, WGPUErrorFilter_OutOfMemory);
-    wgpuDevicePushErrorScope(ctx->device, WGPUErrorFilter_Validation);
-}
-
-wgnn_status wgnn__scope_pop(wgnn_context *ctx, const char *what) {
-    wgnn_status first = WGNN_OK;
-    for (int i = 0; i < 3; i++) {
-        scope_result r = {0};
-        WGPUPopErrorScopeCallbackInfo ci = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
-        ci.mode = WGPUCallbackMode_WaitAnyOnly;
-        ci.callback = on_pop_scope;
-        ci.userdata1 = &r;
-        WGPUFuture f = wgpuDevicePopErrorScope(ctx->device, ci);
-        wgnn_status s = wgnn__wait(ctx, f, what);
-        if (s != WGNN_OK) {
-            if (first == WGNN_OK) first = s;
-            continue;
-        }
-        if (r.type == WGPUErrorType_NoError || first != WGNN_OK) continue;
-        first = r.type == WGPUErrorType_OutOfMemory ? WGNN_ERR_OUT_OF_MEMORY : WGNN_ERR_GPU;
-        const char *kind = r.type == WGPUErrorType_Validation    ? "validation error"
-                           : r.type == WGPUErrorType_OutOfMemory ? "out of GPU memory"
-                           : r.type == WGPUErrorType_Internal    ? "internal GPU error"
-                                                                 : "GPU error";
-        wgnn__err(ctx, first, "%s: %s: %s", what, kind, r.msg);
-    }
-    if (first == WGNN_OK && ctx->health != WGNN_OK) return wgnn__check_health(ctx);
-    return first;
-}
-
 /* ---- adapters ------------------------------------------------------------ */
-
-typedef struct adapter_result {
-    WGPURequestAdapterStatus status;
-    WGPUAdapter adapter;
-    char msg[256];
-} adapter_result;
 
 static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
                        void *u1, void *u2) {
     (void)u2;
-    adapter_result *r = u1;
-    r->status = status;
-    r->adapter = adapter;
+    wgnn__cb *r = u1;
+    r->fired = 1;
+    r->status = (int)status;
+    r->handle = adapter;
     wgnn__strview(r->msg, sizeof r->msg, message);
 }
 
@@ -248,7 +104,10 @@ static void adapter_set_release(adapter_set *s) {
     s->n = 0;
 }
 
-static void gather_adapters(WGPUInstance inst, uint64_t timeout_ns, bool low_power, adapter_set *s) {
+/* Records of requests that timed out go to *parked, freed by the caller
+ * after the instance is released. */
+static void gather_adapters(WGPUInstance inst, uint64_t timeout_ns, bool low_power, adapter_set *s,
+                            wgnn__cb **parked) {
     struct {
         WGPUPowerPreference pp;
         WGPUBackendType be;
@@ -269,25 +128,31 @@ static void gather_adapters(WGPUInstance inst, uint64_t timeout_ns, bool low_pow
         o.powerPreference = asks[i].pp;
         o.backendType = asks[i].be;
         o.forceFallbackAdapter = asks[i].fallback;
-        adapter_result r = {0};
+        wgnn__cb *r = wgnn__cb_new();
+        if (!r) return;
         WGPURequestAdapterCallbackInfo ci = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
         ci.mode = WGPUCallbackMode_WaitAnyOnly;
         ci.callback = on_adapter;
-        ci.userdata1 = &r;
+        ci.userdata1 = r;
         WGPUFuture f = wgpuInstanceRequestAdapter(inst, &o, ci);
         WGPUFutureWaitInfo wi = {f, 0};
-        if (wgpuInstanceWaitAny(inst, 1, &wi, timeout_ns) != WGPUWaitStatus_Success || !wi.completed)
+        if (wgpuInstanceWaitAny(inst, 1, &wi, timeout_ns) != WGPUWaitStatus_Success || !wi.completed) {
+            r->next = *parked;
+            *parked = r;
             continue;
-        if (r.status != WGPURequestAdapterStatus_Success || !r.adapter) continue;
+        }
+        WGPUAdapter got = r->status == (int)WGPURequestAdapterStatus_Success ? (WGPUAdapter)r->handle : NULL;
+        wgnn__cb_free(r);
+        if (!got) continue;
         wgnn_adapter_info info;
-        fill_info(r.adapter, &info);
+        fill_info(got, &info);
         bool dup = false;
         for (size_t j = 0; j < s->n && !dup; j++) dup = same_adapter(&s->info[j], &info);
         if (dup) {
-            wgpuAdapterRelease(r.adapter);
+            wgpuAdapterRelease(got);
             continue;
         }
-        s->ad[s->n] = r.adapter;
+        s->ad[s->n] = got;
         s->info[s->n] = info;
         s->n++;
     }
@@ -314,11 +179,13 @@ wgnn_status wgnn_adapters_list(wgnn_adapter_info *infos, size_t cap, size_t *cou
         return WGNN_ERR_NO_ADAPTER;
     }
     adapter_set s;
-    gather_adapters(inst, (uint64_t)WGNN__DEFAULT_TIMEOUT_MS * 1000000u, false, &s);
+    wgnn__cb *parked = NULL;
+    gather_adapters(inst, (uint64_t)WGNN__DEFAULT_TIMEOUT_MS * 1000000u, false, &s, &parked);
     for (size_t i = 0; i < s.n && i < cap; i++) infos[i] = s.info[i];
     *count = s.n;
     adapter_set_release(&s);
     wgpuInstanceRelease(inst);
+    wgnn__cb_free_list(&parked);
     return WGNN_OK;
 }
 
@@ -380,18 +247,13 @@ static wgnn_status choose_adapter(wgnn_context *ctx, const adapter_set *s, const
 
 /* ---- device -------------------------------------------------------------- */
 
-typedef struct device_result {
-    WGPURequestDeviceStatus status;
-    WGPUDevice device;
-    char msg[512];
-} device_result;
-
 static void on_device(WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void *u1,
                       void *u2) {
     (void)u2;
-    device_result *r = u1;
-    r->status = status;
-    r->device = device;
+    wgnn__cb *r = u1;
+    r->fired = 1;
+    r->status = (int)status;
+    r->handle = device;
     wgnn__strview(r->msg, sizeof r->msg, message);
 }
 
@@ -434,7 +296,7 @@ static wgnn_status request_device(wgnn_context *ctx, const WGPUFeatureName *feat
     td.disabledToggles = k_disabled;
     WGPUDeviceDescriptor dd = WGPU_DEVICE_DESCRIPTOR_INIT;
     if (toggles) dd.nextInChain = &td.chain;
-    dd.label = sv("wgnn");
+    dd.label = wgnn__sv("wgnn");
     dd.requiredFeatureCount = n_feats;
     dd.requiredFeatures = feats;
     dd.requiredLimits = &ctx->limits; /* the adapter's own: 4 GiB bindings on big GPUs */
@@ -443,19 +305,21 @@ static wgnn_status request_device(wgnn_context *ctx, const WGPUFeatureName *feat
     dd.deviceLostCallbackInfo.userdata1 = ctx;
     dd.uncapturedErrorCallbackInfo.callback = on_uncaptured;
     dd.uncapturedErrorCallbackInfo.userdata1 = ctx;
-    device_result r = {0};
+    wgnn__cb *r = wgnn__cb_new();
+    if (!r) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "requesting the GPU device: out of host memory");
     WGPURequestDeviceCallbackInfo ci = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
     ci.mode = WGPUCallbackMode_WaitAnyOnly;
     ci.callback = on_device;
-    ci.userdata1 = &r;
+    ci.userdata1 = r;
     WGPUFuture f = wgpuAdapterRequestDevice(ctx->adapter, &dd, ci);
-    wgnn_status s = wgnn__wait(ctx, f, "requesting the GPU device");
+    wgnn_status s = wgnn__cb_wait(ctx, f, r, "requesting the GPU device");
     if (s != WGNN_OK) return s;
-    if (r.status != WGPURequestDeviceStatus_Success || !r.device)
-        return wgnn__err(ctx, WGNN_ERR_NO_ADAPTER, "the adapter \"%s\" refused to create a device: %s",
-                         ctx->info.name, r.msg);
-    ctx->device = r.device;
-    return WGNN_OK;
+    WGPUDevice dev = r->status == (int)WGPURequestDeviceStatus_Success ? (WGPUDevice)r->handle : NULL;
+    if (!dev) s = wgnn__err(ctx, WGNN_ERR_NO_ADAPTER, "the adapter \"%s\" refused to create a device: %s",
+                            ctx->info.name, r->msg);
+    wgnn__cb_free(r);
+    ctx->device = dev;
+    return s;
 }
 
 /* The header's feature ids and the prebuilt library's can differ, so an
@@ -487,6 +351,24 @@ static bool probe_timestamps(wgnn_context *ctx) {
     return s == WGNN_OK;
 }
 
+/* Tuning knobs for experiments (docs/PERFORMANCE.md), read once. */
+static void read_knobs(wgnn__knobs *k) {
+    memset(k, 0, sizeof *k);
+    k->fused_sacc = k->fused_sg = -1;
+    const char *env = getenv("WGNN_FUSED_TILE");
+    uint32_t e[4] = {0, 0, 4, 1};
+    if (env && sscanf(env, "%ux%ux%ux%u", &e[0], &e[1], &e[2], &e[3]) >= 2 && e[0] && e[1] && e[0] <= 64 &&
+        e[1] <= 64 && (e[2] == 2 || e[2] == 4) && (e[3] == 1 || e[3] == 2))
+        memcpy(k->fused_tile, e, sizeof e);
+    const char *fl = getenv("WGNN_FUSED_FLAGS");
+    if (fl) {
+        k->fused_sacc = strchr(fl, 's') != NULL;
+        k->fused_sg = strchr(fl, 'g') != NULL;
+    }
+    env = getenv("WGNN_FUSED_SPLIT");
+    if (env && atoi(env) > 0) k->fused_split = (uint32_t)atoi(env);
+}
+
 wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context **out) {
     wgnn_context_options o = {0};
     if (opts) o = *opts;
@@ -504,7 +386,7 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
         st = wgnn__err(ctx, WGNN_ERR_NO_ADAPTER, "could not create a WebGPU instance (Dawn)");
         goto cleanup;
     }
-    gather_adapters(ctx->instance, ctx->timeout_ns, o.low_power != 0, &s);
+    gather_adapters(ctx->instance, ctx->timeout_ns, o.low_power != 0, &s, &ctx->parked);
     const char *want = o.adapter ? o.adapter : getenv("WGNN_ADAPTER");
     size_t pick = 0;
     st = choose_adapter(ctx, &s, want, &pick);
@@ -543,6 +425,7 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
                          probe_shader(ctx, "enable subgroups;\n@group(0) @binding(0) var<storage, read_write> b: array<f32>;\n"
                                            "@compute @workgroup_size(32) fn main(@builtin(subgroup_invocation_id) i: u32) {"
                                            " b[i] = subgroupAdd(b[i]); }\n");
+    read_knobs(&ctx->knobs);
     st = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_Storage | WGPUBufferUsage_Uniform, "dummy binding",
                              &ctx->dummy);
     if (st == WGNN_OK)
@@ -558,16 +441,21 @@ cleanup:
 void wgnn_context_destroy(wgnn_context *ctx) {
     if (!ctx) return;
     if (ctx->enc) wgpuCommandEncoderRelease(ctx->enc);
-    for (size_t i = 0; i < ctx->n_pipes; i++) {
-        free(ctx->pipes[i].key);
-        if (ctx->pipes[i].layout) wgpuBindGroupLayoutRelease(ctx->pipes[i].layout);
-        if (ctx->pipes[i].pipe) wgpuComputePipelineRelease(ctx->pipes[i].pipe);
+    for (size_t b = 0; b < WGNN__PIPE_BUCKETS; b++) {
+        for (wgnn__pipe *p = ctx->pipes[b], *next; p; p = next) {
+            next = p->next;
+            free(p->key);
+            if (p->layout) wgpuBindGroupLayoutRelease(p->layout);
+            if (p->pipe) wgpuComputePipelineRelease(p->pipe);
+            free(p);
+        }
     }
-    free(ctx->pipes);
     if (ctx->qset) {
         wgpuQuerySetDestroy(ctx->qset);
         wgpuQuerySetRelease(ctx->qset);
     }
+    if (ctx->uni) wgpuBufferRelease(ctx->uni);
+    free(ctx->uni_host);
     if (ctx->dummy) wgpuBufferRelease(ctx->dummy);
     if (ctx->dummy_rw) wgpuBufferRelease(ctx->dummy_rw);
     if (ctx->queue) wgpuQueueRelease(ctx->queue);
@@ -577,9 +465,12 @@ void wgnn_context_destroy(wgnn_context *ctx) {
     }
     if (ctx->adapter) wgpuAdapterRelease(ctx->adapter);
     if (ctx->instance) {
+        /* Callbacks of waits that timed out fire here, into their parked
+         * records, which are freed only afterwards. */
         wgpuInstanceProcessEvents(ctx->instance);
         wgpuInstanceRelease(ctx->instance);
     }
+    wgnn__cb_free_list(&ctx->parked);
     free(ctx);
 }
 

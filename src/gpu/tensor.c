@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-wgnn_status wgnn_tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, const int64_t *dims,
-                               wgnn_tensor **out) {
-    if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
+static wgnn_status tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, const int64_t *dims,
+                                 wgnn_tensor **out) {
     if (!out) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: out must not be NULL");
     *out = NULL;
     wgnn_status s = wgnn__check_health(ctx);
@@ -51,6 +50,13 @@ wgnn_status wgnn_tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, co
     return WGNN_OK;
 }
 
+wgnn_status wgnn_tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, const int64_t *dims,
+                               wgnn_tensor **out) {
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(ctx, tensor_create(ctx, dtype, rank, dims, out));
+}
+
 void wgnn_tensor_destroy(wgnn_tensor *t) {
     if (!t) return;
     if (t->buf) wgpuBufferRelease(t->buf); /* recorded work keeps its own reference */
@@ -59,7 +65,6 @@ void wgnn_tensor_destroy(wgnn_tensor *t) {
 
 static wgnn_status check_io(wgnn_context *ctx, const wgnn_tensor *t, const void *data, size_t bytes,
                             const char *what) {
-    if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
     if (!t || !data) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: tensor and data must not be NULL", what);
     if (t->ctx != ctx) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: tensor belongs to another context", what);
     if (bytes != t->nbytes)
@@ -68,7 +73,7 @@ static wgnn_status check_io(wgnn_context *ctx, const wgnn_tensor *t, const void 
     return wgnn__check_health(ctx);
 }
 
-wgnn_status wgnn_tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *data, size_t bytes) {
+static wgnn_status tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *data, size_t bytes) {
     wgnn_status s = check_io(ctx, t, data, bytes, "tensor_upload");
     if (s != WGNN_OK) return s;
     /* Queue writes run before any later submit: submit what was recorded so
@@ -88,10 +93,18 @@ wgnn_status wgnn_tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *da
     return wgnn__scope_pop(ctx, "tensor_upload");
 }
 
-wgnn_status wgnn_tensor_download(wgnn_context *ctx, const wgnn_tensor *t, void *data, size_t bytes) {
-    wgnn_status s = check_io(ctx, t, data, bytes, "tensor_download");
+wgnn_status wgnn_tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *data, size_t bytes) {
+    wgnn_status s = wgnn__enter(ctx);
     if (s != WGNN_OK) return s;
-    return wgnn__read_buffer(ctx, t->buf, t->buf_size, data, bytes);
+    return wgnn__leave(ctx, tensor_upload(ctx, t, data, bytes));
+}
+
+wgnn_status wgnn_tensor_download(wgnn_context *ctx, const wgnn_tensor *t, void *data, size_t bytes) {
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    s = check_io(ctx, t, data, bytes, "tensor_download");
+    if (s == WGNN_OK) s = wgnn__read_buffer(ctx, t->buf, t->buf_size, data, bytes);
+    return wgnn__leave(ctx, s);
 }
 
 static uint16_t f32_to_f16(float f) {

@@ -1,0 +1,387 @@
+/* encoder.c - plans (dispatch descriptions) into one command buffer, one
+ * submit; readback; timestamps.
+ *
+ * Recorded work is bounded: it is submitted once it holds 1024 dispatches
+ * (the uniform arena's slots) or 1 GiB of scratch buffers, and every eighth
+ * submit without a wait is waited for, so a caller that records forever
+ * without syncing runs in bounded memory. Error scopes are pushed when the
+ * pending command buffer is opened and popped when it is submitted: one
+ * round trip per submit, not per dispatch. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WGNN__QUERY_CAP 4096u
+#define WGNN__FLUSH_DISPATCHES 1024u
+#define WGNN__FLUSH_SCRATCH (1ull << 30)
+#define WGNN__UNWAITED_FLUSHES 8u
+
+/* ---- plans ------------------------------------------------------------------ */
+
+wgnn__dispatch *wgnn__plan_add(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const void *params,
+                               uint32_t params_size, uint32_t gx, uint32_t gy, uint32_t gz) {
+    if (params_size > WGNN__PARAMS_MAX) {
+        wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "params block of %u bytes is past %u", params_size,
+                  WGNN__PARAMS_MAX);
+        return NULL;
+    }
+    if (p->n == p->cap) {
+        uint32_t nc = p->cap ? p->cap * 2 : 4;
+        wgnn__dispatch *nd = realloc(p->d, (size_t)nc * sizeof *nd);
+        if (!nd) {
+            wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "out of host memory planning dispatches");
+            return NULL;
+        }
+        p->d = nd;
+        p->cap = nc;
+    }
+    wgnn__dispatch *d = &p->d[p->n++];
+    memset(d, 0, sizeof *d);
+    d->pipe = pipe;
+    d->params_size = params_size;
+    if (params_size) memcpy(d->params, params, params_size);
+    d->grid[0] = gx;
+    d->grid[1] = gy;
+    d->grid[2] = gz;
+    return d;
+}
+
+void wgnn__plan_bind(wgnn__dispatch *d, WGPUBuffer buf, uint64_t offset, uint64_t size) {
+    if (d->n_b >= WGNN__MAX_BIND) return; /* kernels have fewer; plan_encode rejects a NULL buffer */
+    d->b[d->n_b++] = (wgnn__binding){buf, offset, size, 0};
+}
+
+void wgnn__plan_bind_scratch(wgnn__dispatch *d, uint32_t scratch_index, uint64_t offset, uint64_t size) {
+    if (d->n_b >= WGNN__MAX_BIND) return;
+    d->b[d->n_b++] = (wgnn__binding){NULL, offset, size, scratch_index + 1};
+}
+
+int wgnn__plan_scratch(wgnn__plan *p, uint64_t bytes) {
+    if (p->n_scratch >= WGNN__MAX_SCRATCH) return -1;
+    p->scratch[p->n_scratch] = bytes;
+    return (int)p->n_scratch++;
+}
+
+uint64_t wgnn__plan_scratch_bytes(const wgnn__plan *p) {
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < p->n_scratch; i++) t += (p->scratch[i] + 3u) & ~(uint64_t)3u;
+    return t;
+}
+
+void wgnn__plan_free(wgnn__plan *p) {
+    free(p->d);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- recording ---------------------------------------------------------------- */
+
+static wgnn_status ensure_encoder(wgnn_context *ctx) {
+    if (ctx->enc) return WGNN_OK;
+    wgnn__scope_push(ctx);
+    ctx->enc_scoped = true;
+    WGPUCommandEncoderDescriptor d = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+    ctx->enc = wgpuDeviceCreateCommandEncoder(ctx->device, &d);
+    if (!ctx->enc) {
+        ctx->enc_scoped = false;
+        wgnn__scope_pop(ctx, "creating a command encoder");
+        return wgnn__err(ctx, WGNN_ERR_GPU, "could not create a command encoder");
+    }
+    return WGNN_OK;
+}
+
+static WGPUComputePassEncoder pass_begin(wgnn_context *ctx) {
+    WGPUComputePassDescriptor d = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+    WGPUPassTimestampWrites tw = WGPU_PASS_TIMESTAMP_WRITES_INIT;
+    if (ctx->timing && ctx->qset && ctx->q_used + 2 <= ctx->q_cap) {
+        tw.querySet = ctx->qset;
+        tw.beginningOfPassWriteIndex = ctx->q_used;
+        tw.endOfPassWriteIndex = ctx->q_used + 1;
+        ctx->q_used += 2;
+        d.timestampWrites = &tw;
+    }
+    return wgpuCommandEncoderBeginComputePass(ctx->enc, &d);
+}
+
+wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p) {
+    wgnn_status s = wgnn__check_health(ctx);
+    if (s != WGNN_OK || p->n == 0) return s;
+    const char *label = p->label ? p->label : "op";
+    for (uint32_t i = 0; i < p->n_scratch; i++)
+        if (p->scratch[i] > ctx->limits.maxBufferSize || p->scratch[i] > ctx->limits.maxStorageBufferBindingSize)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                             "%s: a %llu-byte scratch buffer passes the device's maxStorageBufferBindingSize "
+                             "(%llu bytes)",
+                             label, (unsigned long long)p->scratch[i],
+                             (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    for (uint32_t i = 0; i < p->n; i++) {
+        const wgnn__dispatch *d = &p->d[i];
+        if (!d->pipe) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: dispatch %u has no pipeline", label, i);
+        for (uint32_t j = 0; j < d->n_b; j++)
+            if (!d->b[j].buf && (d->b[j].scratch == 0 || d->b[j].scratch > p->n_scratch))
+                return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: dispatch %u binding %u has no buffer", label, i,
+                                 j);
+    }
+    s = wgnn__uniform_reserve(ctx, p->n); /* may submit earlier work */
+    if (s == WGNN_OK) s = ensure_encoder(ctx);
+    if (s != WGNN_OK) return s;
+
+    WGPUBuffer scratch[WGNN__MAX_SCRATCH] = {0};
+    uint64_t scratch_bytes = 0;
+    for (uint32_t i = 0; i < p->n_scratch; i++) {
+        WGPUBufferDescriptor bd = WGPU_BUFFER_DESCRIPTOR_INIT;
+        bd.label = wgnn__sv(label);
+        bd.size = p->scratch[i] ? (p->scratch[i] + 3u) & ~(uint64_t)3u : 4u;
+        bd.usage = WGPUBufferUsage_Storage;
+        scratch[i] = wgpuDeviceCreateBuffer(ctx->device, &bd); /* errors: the pending scope */
+        scratch_bytes += bd.size;
+        if (!scratch[i]) s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "%s: no scratch buffer", label);
+    }
+    WGPUComputePassEncoder pass = s == WGNN_OK ? pass_begin(ctx) : NULL;
+    if (s == WGNN_OK && !pass) s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: could not begin a compute pass", label);
+    for (uint32_t i = 0; s == WGNN_OK && i < p->n; i++) {
+        const wgnn__dispatch *d = &p->d[i];
+        WGPUBindGroupEntry e[WGNN__MAX_BIND + 1];
+        uint32_t n = 0;
+        if (d->params_size) {
+            WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
+            x.binding = 0;
+            x.buffer = ctx->uni;
+            x.offset = wgnn__uniform_push(ctx, d->params, d->params_size);
+            x.size = (d->params_size + 15u) & ~15u;
+            e[n++] = x;
+        }
+        for (uint32_t j = 0; j < d->n_b; j++) {
+            WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
+            x.binding = n;
+            x.buffer = d->b[j].scratch ? scratch[d->b[j].scratch - 1] : d->b[j].buf;
+            x.offset = d->b[j].offset;
+            x.size = d->b[j].size ? d->b[j].size : WGPU_WHOLE_SIZE;
+            e[n++] = x;
+        }
+        WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+        bgd.layout = d->pipe->layout;
+        bgd.entryCount = n;
+        bgd.entries = e;
+        WGPUBindGroup bg = wgpuDeviceCreateBindGroup(ctx->device, &bgd);
+        if (!bg) {
+            s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: could not create a bind group", label);
+            break;
+        }
+        wgpuComputePassEncoderSetPipeline(pass, d->pipe->pipe);
+        wgpuComputePassEncoderSetBindGroup(pass, 0, bg, 0, NULL);
+        if (d->grid[0] && d->grid[1] && d->grid[2])
+            wgpuComputePassEncoderDispatchWorkgroups(pass, d->grid[0], d->grid[1], d->grid[2]);
+        wgpuBindGroupRelease(bg); /* the pass keeps its own reference */
+    }
+    if (pass) {
+        wgpuComputePassEncoderEnd(pass);
+        wgpuComputePassEncoderRelease(pass);
+    }
+    for (uint32_t i = 0; i < p->n_scratch; i++)
+        if (scratch[i]) wgpuBufferRelease(scratch[i]); /* the command buffer keeps its own */
+    if (s != WGNN_OK) return s;
+    ctx->pending_dispatches += p->n;
+    ctx->pending_scratch += scratch_bytes;
+    if (ctx->pending_dispatches >= WGNN__FLUSH_DISPATCHES || ctx->pending_scratch >= WGNN__FLUSH_SCRATCH)
+        return wgnn__flush(ctx, false);
+    return WGNN_OK;
+}
+
+/* ---- submit and wait -------------------------------------------------------- */
+
+static void on_done(WGPUQueueWorkDoneStatus status, WGPUStringView message, void *u1, void *u2) {
+    (void)u2;
+    wgnn__cb *r = u1;
+    r->fired = 1;
+    r->status = (int)status;
+    wgnn__strview(r->msg, sizeof r->msg, message);
+}
+
+static wgnn_status wait_idle(wgnn_context *ctx) {
+    wgnn__cb *r = wgnn__cb_new();
+    if (!r) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "out of host memory waiting for the GPU");
+    WGPUQueueWorkDoneCallbackInfo ci = WGPU_QUEUE_WORK_DONE_CALLBACK_INFO_INIT;
+    ci.mode = WGPUCallbackMode_WaitAnyOnly;
+    ci.callback = on_done;
+    ci.userdata1 = r;
+    wgnn_status s = wgnn__cb_wait(ctx, wgpuQueueOnSubmittedWorkDone(ctx->queue, ci), r, "waiting for submitted work");
+    if (s != WGNN_OK) return s; /* r is parked */
+    ctx->unwaited_flushes = 0;
+    if (r->status != (int)WGPUQueueWorkDoneStatus_Success)
+        s = wgnn__err(ctx, ctx->health != WGNN_OK ? ctx->health : WGNN_ERR_GPU,
+                      "submitted work did not complete (status %d)%s%s", r->status, ctx->health != WGNN_OK ? ": " : "",
+                      ctx->health_msg);
+    wgnn__cb_free(r);
+    return s != WGNN_OK ? s : wgnn__check_health(ctx);
+}
+
+wgnn_status wgnn__flush(wgnn_context *ctx, bool wait) {
+    wgnn_status s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    if (ctx->enc) {
+        WGPUCommandEncoder enc = ctx->enc;
+        ctx->enc = NULL;
+        WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+        WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
+        if (ctx->uni_used) wgpuQueueWriteBuffer(ctx->queue, ctx->uni, 0, ctx->uni_host, ctx->uni_used);
+        if (cb) {
+            wgpuQueueSubmit(ctx->queue, 1, &cb);
+            wgpuCommandBufferRelease(cb);
+        }
+        wgpuCommandEncoderRelease(enc);
+        ctx->uni_used = 0;
+        ctx->pending_dispatches = 0;
+        ctx->pending_scratch = 0;
+        ctx->unwaited_flushes++;
+        if (ctx->enc_scoped) {
+            ctx->enc_scoped = false;
+            s = wgnn__scope_pop(ctx, "recorded work");
+            if (s != WGNN_OK) return s;
+        }
+        if (ctx->unwaited_flushes >= WGNN__UNWAITED_FLUSHES) wait = true;
+    }
+    if (!wait) {
+        wgpuInstanceProcessEvents(ctx->instance); /* lets Dawn reclaim finished work */
+        return WGNN_OK;
+    }
+    return wait_idle(ctx);
+}
+
+wgnn_status wgnn_context_sync(wgnn_context *ctx) {
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(ctx, wgnn__flush(ctx, true));
+}
+
+/* ---- readback ------------------------------------------------------------------ */
+
+static void on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, void *u2) {
+    (void)u2;
+    wgnn__cb *r = u1;
+    r->fired = 1;
+    r->status = (int)status;
+    wgnn__strview(r->msg, sizeof r->msg, message);
+}
+
+wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, void *dst, size_t dst_bytes) {
+    WGPUBuffer staging = NULL;
+    uint64_t padded = (size + 3u) & ~(uint64_t)3u;
+    wgnn_status s = wgnn__buffer_create(ctx, padded, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst,
+                                        "readback staging", &staging);
+    if (s != WGNN_OK) return s;
+    s = ensure_encoder(ctx);
+    if (s == WGNN_OK) {
+        wgpuCommandEncoderCopyBufferToBuffer(ctx->enc, src, 0, staging, 0, padded);
+        s = wgnn__flush(ctx, false);
+    }
+    if (s != WGNN_OK) {
+        wgpuBufferRelease(staging);
+        return s;
+    }
+    wgnn__cb *r = wgnn__cb_new();
+    if (!r) {
+        wgpuBufferRelease(staging);
+        return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "reading back: out of host memory");
+    }
+    r->hold = staging; /* the record owns it: a timed-out map still refers to it */
+    WGPUBufferMapCallbackInfo ci = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+    ci.mode = WGPUCallbackMode_WaitAnyOnly;
+    ci.callback = on_map;
+    ci.userdata1 = r;
+    s = wgnn__cb_wait(ctx, wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, (size_t)padded, ci), r, "reading back");
+    if (s != WGNN_OK) return s; /* r (and staging) parked until the context goes */
+    ctx->unwaited_flushes = 0;
+    if (r->status != (int)WGPUMapAsyncStatus_Success) {
+        s = wgnn__check_health(ctx);
+        if (s == WGNN_OK)
+            s = wgnn__err(ctx, WGNN_ERR_GPU, "reading back: mapping failed (status %d): %s", r->status, r->msg);
+    } else {
+        const void *p = wgpuBufferGetConstMappedRange(staging, 0, (size_t)padded);
+        if (p) {
+            memcpy(dst, p, dst_bytes < size ? dst_bytes : (size_t)size);
+            s = wgnn__check_health(ctx);
+        } else {
+            s = wgnn__err(ctx, WGNN_ERR_GPU, "reading back: no mapped range");
+        }
+        wgpuBufferUnmap(staging);
+    }
+    wgpuBufferDestroy(staging);
+    wgnn__cb_free(r); /* releases staging */
+    return s;
+}
+
+/* ---- timing --------------------------------------------------------------------- */
+
+static wgnn_status timing_begin(wgnn_context *ctx) {
+    wgnn_status s = wgnn__flush(ctx, false); /* earlier work stays out of the window */
+    if (s != WGNN_OK) return s;
+    if (ctx->has_timestamps && !ctx->qset) {
+        WGPUQuerySetDescriptor d = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+        d.type = WGPUQueryType_Timestamp;
+        d.count = WGNN__QUERY_CAP;
+        wgnn__scope_push(ctx);
+        ctx->qset = wgpuDeviceCreateQuerySet(ctx->device, &d);
+        s = wgnn__scope_pop(ctx, "creating the timestamp query set");
+        if (s != WGNN_OK) {
+            if (ctx->qset) wgpuQuerySetRelease(ctx->qset);
+            ctx->qset = NULL;
+            return s;
+        }
+        ctx->q_cap = WGNN__QUERY_CAP;
+    }
+    ctx->q_used = 0;
+    ctx->timing = true;
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_timing_begin(wgnn_context *ctx) {
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(ctx, timing_begin(ctx));
+}
+
+static wgnn_status timing_end(wgnn_context *ctx, double *ms, int *gpu_timed) {
+    if (!ms || !gpu_timed) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "timing_end: ms and gpu_timed must not be NULL");
+    *ms = 0;
+    *gpu_timed = 0;
+    bool was = ctx->timing;
+    uint32_t n = ctx->q_used;
+    ctx->timing = false;
+    if (!was) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_timing_end without wgnn_timing_begin");
+    if (!ctx->qset || n == 0) return wgnn__flush(ctx, true);
+    WGPUBuffer resolve = NULL;
+    uint64_t *ts = NULL;
+    wgnn_status s = wgnn__buffer_create(ctx, (uint64_t)n * 8u, WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc,
+                                        "timestamp resolve", &resolve);
+    if (s != WGNN_OK) goto cleanup;
+    s = ensure_encoder(ctx);
+    if (s != WGNN_OK) goto cleanup;
+    wgpuCommandEncoderResolveQuerySet(ctx->enc, ctx->qset, 0, n, resolve, 0);
+    ts = malloc((size_t)n * 8u);
+    if (!ts) {
+        s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "out of host memory reading timestamps");
+        goto cleanup;
+    }
+    s = wgnn__read_buffer(ctx, resolve, (uint64_t)n * 8u, ts, (size_t)n * 8u);
+    if (s != WGNN_OK) goto cleanup;
+    double total = 0;
+    for (uint32_t i = 0; i + 1 < n; i += 2)
+        if (ts[i + 1] > ts[i]) total += (double)(ts[i + 1] - ts[i]);
+    *ms = total / 1e6;
+    *gpu_timed = 1;
+cleanup:
+    free(ts);
+    if (resolve) {
+        wgpuBufferDestroy(resolve);
+        wgpuBufferRelease(resolve);
+    }
+    return s;
+}
+
+wgnn_status wgnn_timing_end(wgnn_context *ctx, double *ms, int *gpu_timed) {
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(ctx, timing_end(ctx, ms, gpu_timed));
+}

@@ -1,0 +1,77 @@
+/* op.h - the op table: one row (wgnn__op) per op, shared by wgnn_op, the
+ * CPU references, the CLI (`wgnn op`), the tests and the benchmarks.
+ *
+ * Adding an op: a row in its family's file (src/ops/<family>.c), a line
+ * OP(name) in src/ops/ops.def, its kernel (shaders/<kernel>.wgsl, or a
+ * variant of a shared one), its reference (src/ref/<family>_ref.c) and a case
+ * in tests/test_ops.c. Nothing else: the CLI and the tests walk the table. */
+#ifndef WGNN_OP_H
+#define WGNN_OP_H
+
+#include "internal.h"
+
+#define WGNN__MAX_IN 16
+#define WGNN__MAX_OUT 16
+#define WGNN__MAX_ARGS 8
+#define WGNN__MAX_INTS 16
+
+typedef enum wgnn__arg_type {
+    WGNN__A_INT,    /* "int" */
+    WGNN__A_INTS,   /* "int[]": comma-separated */
+    WGNN__A_FLOAT,  /* "float" (also inf, -inf) */
+    WGNN__A_BOOL,   /* "bool": true / false */
+    WGNN__A_DTYPE,  /* "dtype": float32, float16, int32 */
+    WGNN__A_CHOICE  /* "a|b|c": one of the words; i[0] is its index */
+} wgnn__arg_type;
+
+/* A parsed argument. set is false for an optional argument given no value
+ * (its default is "" or it was given as "none"). */
+typedef struct wgnn__arg {
+    bool set;
+    int n;                     /* INTS: count */
+    int64_t i[WGNN__MAX_INTS]; /* INT, BOOL, DTYPE, CHOICE: i[0]; INTS: i[0..n) */
+    double f;                  /* FLOAT */
+} wgnn__arg;
+
+/* What check, plan and ref see: shapes, parsed arguments, and where check
+ * and ref write a message. */
+typedef struct wgnn__node {
+    const struct wgnn__op *op;
+    int n_in, n_out;
+    wgnn_desc in[WGNN__MAX_IN];
+    wgnn_desc out[WGNN__MAX_OUT];
+    wgnn__arg arg[WGNN__MAX_ARGS]; /* in the order of op->info.args */
+    char *err;
+    size_t err_len;
+} wgnn__node;
+
+typedef struct wgnn__op {
+    wgnn_op_info info;
+    /* Shapes and dtypes only, no GPU: validates n->in and the arguments and
+     * fills n->out and n->n_out. */
+    wgnn_status (*check)(wgnn__node *n);
+    /* Dispatches for tensors of the checked shapes (device limits are
+     * checked here, with the message in ctx). */
+    wgnn_status (*plan)(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                        wgnn_tensor *const *out, wgnn__plan *p);
+    /* CPU reference with double accumulation; in/out laid out as n->in/out. */
+    wgnn_status (*ref)(wgnn__node *n, const void *const *in, void *const *out);
+} wgnn__op;
+
+/* wgnn_op without the thread guard (for typed entry points that hold it). */
+wgnn_status wgnn__op_run(wgnn_context *ctx, const char *op, const wgnn_tensor *const *in, int n_in,
+                         const char *const *args, int n_args, wgnn_tensor *const *out, int n_out);
+/* Writes the node's message (prefixed by the op's name) and returns s. */
+wgnn_status wgnn__node_err(wgnn__node *n, wgnn_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "[2,3,5]" */
+void wgnn__dims_str(const wgnn_desc *d, char *buf, size_t cap);
+uint64_t wgnn__desc_numel(const wgnn_desc *d);
+/* Resolves a possibly negative dim against rank (Python style); false when
+ * outside [-rank, rank). */
+bool wgnn__norm_dim(int64_t dim, int rank, int *out);
+
+#define OP(name) extern const wgnn__op wgnn__op_##name;
+#include "ops.def"
+#undef OP
+
+#endif /* WGNN_OP_H */
