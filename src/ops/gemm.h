@@ -1,0 +1,52 @@
+/* gemm.h - the shared GEMM (src/ops/gemm.c, shaders/gemm.wgsl): one
+ * register-blocked, vec4, workgroup-tiled kernel with variants, used by mm,
+ * bmm, matmul, linear, addmm (src/ops/gemm.c) and conv2d's im2col route
+ * (src/ops/conv.c).
+ *
+ *   C[b][i][j] = act(alpha * sum_k A[b](i, k) * B[b](k, j) + beta * bias(b, i, j))
+ *
+ * with A(i, k) = a[a_off + b*a_bs + i*lda + k] (or a[... + k*lda + i] when
+ * trans_a), B(k, j) = b[b_off + b*b_bs + k*ldb + j] (or b[... + j*ldb + k]
+ * when trans_b: a [N, K] weight as nn.Linear stores it), C(i, j) =
+ * c[c_off + b*c_bs + i*ldc + j], and bias(b, i, j) =
+ * bias[bias_off + b*bias_bs + i*bias_rs + j*bias_cs] (strides 0 broadcast:
+ * [N] bias is rs=0 cs=1; addmm's self [M,1] is rs=1 cs=0). Offsets and
+ * strides are in elements. b_f16: B holds float16 (IEEE half) storage,
+ * read with unpack2x16float (no shader-f16 needed); everything else f32.
+ * A buffer of NULL with a scratch index >= 0 names a plan scratch buffer
+ * (conv2d's im2col columns). */
+#ifndef WGNN_GEMM_H
+#define WGNN_GEMM_H
+
+#include "op.h"
+
+typedef enum wgnn__act {
+    WGNN__ACT_NONE = 0,
+    WGNN__ACT_RELU = 1,
+    WGNN__ACT_GELU = 2,      /* exact (erf) */
+    WGNN__ACT_GELU_TANH = 3,
+    WGNN__ACT_SILU = 4
+} wgnn__act;
+
+typedef struct wgnn__gemm_operand {
+    WGPUBuffer buf;      /* NULL: plan scratch buffer `scratch` */
+    int scratch;
+    uint64_t off;        /* elements */
+    uint64_t bs;         /* batch stride, elements; 0 broadcasts over the batch */
+} wgnn__gemm_operand;
+
+typedef struct wgnn__gemm {
+    uint32_t m, n, k, batch;
+    wgnn__gemm_operand a, b, c, bias; /* bias.buf NULL and bias.scratch < 0: no bias */
+    uint64_t lda, ldb, ldc;
+    uint64_t bias_rs, bias_cs;
+    bool trans_a, trans_b, b_f16;
+    float alpha, beta;
+    wgnn__act act;
+} wgnn__gemm;
+
+/* Appends the dispatches of one GEMM to p (chunked over the batch or split
+ * where a dimension passes the device's dispatch or binding limits). */
+wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g);
+
+#endif /* WGNN_GEMM_H */
