@@ -22,7 +22,7 @@
  *     context keeps a message (wgnn_context_error) a user can act on. The
  *     library never prints, aborts or exits.
  *   - Shapes are in elements, row-major (C order), outermost first. Ranks are
- *     1..WGNN_MAX_RANK. Sizes are computed in 64 bits with overflow checks.
+ *     0..WGNN_MAX_RANK (0: a scalar). Sizes are computed in 64 bits with overflow checks.
  *   - Ops are recorded into the context's pending command buffer; one submit
  *     carries every op recorded since the last sync. wgnn_tensor_download and
  *     wgnn_context_sync submit and wait; waits time out (options.timeout_ms).
@@ -166,7 +166,7 @@ int wgnn_context_has_timestamps(const wgnn_context *ctx);
 typedef struct wgnn_tensor wgnn_tensor;
 
 /* Creates an uninitialised tensor of the given dtype and shape (every dim
- * >= 1, rank 1..WGNN_MAX_RANK). Fails with WGNN_ERR_LIMIT when its bytes pass
+ * >= 1, rank 0..WGNN_MAX_RANK; rank 0 is a scalar, dims may then be NULL). Fails with WGNN_ERR_LIMIT when its bytes pass
  * the device's maxBufferSize. */
 wgnn_status wgnn_tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, const int64_t *dims,
                                wgnn_tensor **out);

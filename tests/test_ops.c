@@ -165,9 +165,7 @@ static void run_case(wgnn_context *ctx, const op_case *c, size_t idx) {
         hi[i].desc = sp[i].d;
         hi[i].data = hin[i];
         ok = hin[i] != NULL;
-        int64_t one = 1;
-        if (ok) ok = wgnn_tensor_create(ctx, sp[i].d.dtype, sp[i].d.rank ? sp[i].d.rank : 1,
-                                        sp[i].d.rank ? sp[i].d.dims : &one, &tin[i]) == WGNN_OK;
+        if (ok) ok = wgnn_tensor_create(ctx, sp[i].d.dtype, sp[i].d.rank, sp[i].d.dims, &tin[i]) == WGNN_OK;
         if (ok) ok = wgnn_tensor_upload(ctx, tin[i], hin[i], (size_t)numel_of(&sp[i].d) * wgnn_dtype_size(sp[i].d.dtype)) == WGNN_OK;
     }
     for (int i = 0; i < n_out && ok; i++) {

@@ -12,9 +12,9 @@ static wgnn_status tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, 
     if (s != WGNN_OK) return s;
     size_t es = wgnn_dtype_size(dtype);
     if (es == 0) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: unknown dtype %d", (int)dtype);
-    if (rank < 1 || rank > WGNN_MAX_RANK)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: rank %d outside 1..%d", rank, WGNN_MAX_RANK);
-    if (!dims) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: dims must not be NULL");
+    if (rank < 0 || rank > WGNN_MAX_RANK)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: rank %d outside 0..%d", rank, WGNN_MAX_RANK);
+    if (!dims && rank > 0) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "tensor_create: dims must not be NULL");
     uint64_t numel = 1;
     for (int i = 0; i < rank; i++) {
         if (dims[i] < 1)
@@ -42,7 +42,7 @@ static wgnn_status tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, 
     t->ctx = ctx;
     t->dtype = dtype;
     t->rank = rank;
-    memcpy(t->dims, dims, (size_t)rank * sizeof dims[0]);
+    if (rank) memcpy(t->dims, dims, (size_t)rank * sizeof dims[0]);
     t->numel = numel;
     t->nbytes = nbytes;
     t->buf_size = (nbytes + 3u) & ~(uint64_t)3u;
