@@ -330,9 +330,29 @@ typedef struct wgnn_npy {
 /* Parses an in-memory .npy image; on success out->data is a fresh copy.
  * On failure writes the reason into err (if err_len > 0), leaves *out empty. */
 wgnn_status wgnn_npy_parse(const void *buf, size_t len, wgnn_npy *out, char *err, size_t err_len);
+/* Reads a .npy file: the header first, then (a regular file's size having
+ * been checked against it) exactly the data it declares. A pipe or FIFO
+ * (e.g. bash's <(cat x.npy)) is read as a stream: exactly the declared data,
+ * then a look for trailing bytes. Devices and directories are refused,
+ * unopened, with WGNN_ERR_IO. Errors as wgnn_npy_parse; messages name path. */
 wgnn_status wgnn_npy_load(const char *path, wgnn_npy *out, char *err, size_t err_len);
-/* Writes a version 1.0 .npy file (2.0 when the header needs it). Written to a
- * temporary name and renamed, so a failed save leaves no partial file. */
+/* Reads and checks only the header of the regular file at path: fills dtype,
+ * rank, dims, numel and nbytes as wgnn_npy_load would, with data NULL, after
+ * checking that the file holds exactly nbytes of data after the header. Reads
+ * at most the header (<= 1 MiB), so shapes can be checked before a large
+ * file is read. A pipe or FIFO gives WGNN_ERR_UNSUPPORTED, unopened (its
+ * header cannot be read without consuming it): read it with wgnn_npy_load. */
+wgnn_status wgnn_npy_load_header(const char *path, wgnn_npy *out, char *err, size_t err_len);
+/* Writes a version 1.0 .npy file (2.0 when the header needs it).
+ * When path is a regular file or does not exist, the file is written to the
+ * temporary name "<path>.tmp.<pid>" (pid in decimal, from getpid) and renamed
+ * over path, so a failed save leaves path as it was and no temporary file;
+ * only a process killed mid-write leaves the temporary behind (a program
+ * that handles SIGINT / SIGTERM can unlink it there). Any other existing
+ * path is written in place, not replaced: a device node, a FIFO (the call
+ * waits for a reader) and a symbolic link (e.g. /dev/stdout; a regular file
+ * behind a link is truncated and rewritten, not atomically). Every write and
+ * close error is reported (e.g. ENOSPC from a full disk or /dev/full). */
 wgnn_status wgnn_npy_save(const char *path, wgnn_dtype dtype, int rank, const int64_t *dims,
                           const void *data, char *err, size_t err_len);
 void wgnn_npy_free(wgnn_npy *n);

@@ -112,6 +112,145 @@ check "sdpa with a missing input names the path" \
 run sdpa --q q.npy --k k.npy --v v.npy
 check "sdpa without --out exits 2" eval 'rc_is 2 && err_has "--out"'
 
+# --- inputs that are not regular files -------------------------------------------
+run sdpa --q /dev/zero --k k.npy --v v.npy --out o_zero.npy
+check "sdpa --q /dev/zero says it is not a regular file (character device)" \
+    eval 'rc_is 1 && err_has "/dev/zero" && err_has "not a regular file (character device)" && no_file o_zero.npy'
+run sdpa --q <(cat q.npy) --k k.npy --v <(cat v.npy) --out o_pipe.npy --check
+check "sdpa reads inputs from pipes (<(cat x.npy)) and --check passes" eval 'rc_is 0 && out_has "check: PASS"'
+run sdpa --q <(cat q.npy; head -c 100000 /dev/zero) --k k.npy --v v.npy --out o_pipe2.npy
+check "sdpa refuses a pipe with trailing bytes" \
+    eval 'rc_is 1 && err_has "trailing bytes after the 1024 data bytes" && no_file o_pipe2.npy'
+
+# --- header first: shapes are checked before any data is read ----------------------
+# write_npy_header FILE SHAPE: numpy's float32 header for SHAPE, e.g. "(2, 3)"
+write_npy_header() {
+    local dict="{'descr': '<f4', 'fortran_order': False, 'shape': $2, }"
+    local hlen=$((${#dict} + 1))
+    local pad=$(((64 - (10 + hlen) % 64) % 64))
+    hlen=$((hlen + pad))
+    {
+        printf '\x93NUMPY\x01\x00'
+        printf "\\x$(printf %02x $((hlen & 255)))\\x$(printf %02x $((hlen >> 8)))"
+        printf "%s%${pad}s\n" "$dict" ""
+    } >"$1"
+}
+# v declares 1 GiB of data, all there (a sparse file), but k is [1,2,8,16]
+write_npy_header big_v.npy "(1, 2, 16384, 8192)"
+truncate -s $(($(stat -c %s big_v.npy) + (1 << 30))) big_v.npy
+t0=$(date +%s%N)
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -o rss.txt -f %M "$WGNN" sdpa --q q.npy --k k.npy --v big_v.npy --out o_big.npy >out.txt 2>err.txt
+    rc=$?
+    rss_kib=$(tail -1 rss.txt)
+else
+    run sdpa --q q.npy --k k.npy --v big_v.npy --out o_big.npy
+    rss_kib=0 # not measured: the time bound below still holds
+fi
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "sdpa refuses a wrong-shaped 1 GiB input from its header (${ms} ms, max RSS ${rss_kib} KiB)" \
+    eval 'rc_is 1 && err_has "k \[1,2,8,16\] and v \[1,2,16384,8192\] must have the same dims" &&
+          [ "$rss_kib" -lt 400000 ] && [ "$ms" -lt 5000 ] && no_file o_big.npy'
+rm -f big_v.npy
+# a small file whose header says [1,1,1,6]: D=6, refused before the data is read
+write_npy_header d6h.npy "(1, 1, 1, 6)"
+head -c 24 /dev/zero >>d6h.npy
+run sdpa --q d6h.npy --k d6h.npy --v d6h.npy --out o_d6h.npy
+check "sdpa refuses D=6 from the header" eval 'rc_is 1 && err_has "multiple of 4" && no_file o_d6h.npy'
+write_npy_header short.npy "(1, 2, 8, 16)"
+head -c 1000 /dev/zero >>short.npy
+run sdpa --q q.npy --k short.npy --v v.npy --out o_short.npy
+check "sdpa names a truncated input before reading any data" \
+    eval 'rc_is 1 && err_has "short.npy: truncated: expected 1024 data bytes, found 1000" && no_file o_short.npy'
+
+# --- outputs that are not regular files ------------------------------------------
+# no_temp NAME: no NAME.tmp.* left behind
+no_temp() { ! ls "$1".tmp.* >/dev/null 2>&1; }
+"$WGNN" rand --shape 2,3 --seed 9 --out ref.npy >/dev/null 2>&1
+if mknod full c 1 7 2>/dev/null; then
+    run rand --shape 2,3 --seed 9 --out full
+    check "rand --out onto a /dev/full node fails with ENOSPC, in one line, and leaves the node a device" \
+        eval 'rc_is 1 && err_has "full: write failed.*No space left on device" && [ "$(wc -l <err.txt)" -eq 1 ] &&
+              [ -c full ] && no_temp full'
+    run sdpa --q q.npy --k k.npy --v v.npy --out full
+    check "sdpa --out onto a /dev/full node fails with ENOSPC and leaves the node a device" \
+        eval 'rc_is 1 && err_has "No space left on device" && [ -c full ] && no_temp full'
+    rm -f full
+    mknod null c 1 3
+    run rand --shape 2,3 --out null
+    check "rand --out onto a /dev/null node succeeds and leaves the node a device" eval 'rc_is 0 && [ -c null ] && no_temp null'
+    rm -f null
+else
+    echo "ok - --out onto device nodes # skip mknod needs root"
+fi
+mkfifo fifo
+timeout 20 cat fifo >from_fifo.npy &
+reader=$!
+run rand --shape 2,3 --seed 9 --out fifo
+wait "$reader"
+check "rand --out into a FIFO writes through it and leaves it a FIFO" \
+    eval 'rc_is 0 && [ -p fifo ] && cmp -s from_fifo.npy ref.npy && no_temp fifo'
+# my_stdout is what /dev/stdout is, a link to /proc/self/fd/1; a private one,
+# so that a wgnn which replaced its --out could not replace the system's.
+ln -s /proc/self/fd/1 my_stdout
+"$WGNN" rand --shape 2,3 --seed 9 --out my_stdout 2>err.txt | cat >piped.npy
+rc=$?
+check "rand --out /dev/stdout into a pipe gives the .npy bytes alone" \
+    eval 'cmp -s piped.npy ref.npy && err_has "wrote my_stdout" && [ -L my_stdout ]'
+"$WGNN" sdpa --q q.npy --k k.npy --v v.npy --out my_stdout --check >stdout.npy 2>err.txt
+rc=$?
+"$WGNN" sdpa --q q.npy --k k.npy --v v.npy --out o_ref.npy >/dev/null 2>&1
+check "sdpa --out /dev/stdout (a regular file) is written in place, messages go to stderr" \
+    eval 'rc_is 0 && cmp -s stdout.npy o_ref.npy && err_has "check: PASS" && [ -L my_stdout ]'
+ln -s ref_target.npy link.npy
+run rand --shape 2,3 --seed 9 --out link.npy
+check "rand --out through a symlink keeps the link" eval 'rc_is 0 && [ -L link.npy ] && cmp -s ref_target.npy ref.npy'
+(ulimit -f 4 && exec "$WGNN" rand --shape 64,64 --out fsz.npy) >out.txt 2>err.txt
+rc=$?
+check "past ulimit -f, rand reports 'File too large' and leaves no temp file" \
+    eval 'rc_is 1 && err_has "File too large" && no_file fsz.npy && no_temp fsz.npy'
+
+# A signal while the output is being saved: the temp file must go. A
+# preloaded rename() that waits forever holds wgnn at that moment.
+cat >block_rename.c <<'EOF'
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+int rename(const char *from, const char *to) {
+    const char *mark = getenv("BLOCK_RENAME_MARK");
+    (void)from; (void)to;
+    if (mark) close(open(mark, O_WRONLY | O_CREAT, 0600));
+    for (;;) pause();
+}
+EOF
+if ${CC:-cc} -shared -fPIC -o block_rename.so block_rename.c 2>/dev/null; then
+    for sig in TERM INT; do
+        rm -f mark
+        # a background job starts with SIGINT ignored; env gives it back
+        defsig=""
+        if [ "$sig" = INT ]; then env --default-signal=INT true 2>/dev/null && defsig="env --default-signal=INT"; fi
+        if [ "$sig" = INT ] && [ -z "$defsig" ]; then
+            echo "ok - SIGINT while saving # skip env --default-signal is missing"
+            continue
+        fi
+        BLOCK_RENAME_MARK=$PWD/mark LD_PRELOAD=$PWD/block_rename.so \
+            ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+            $defsig "$WGNN" rand --shape 4,4 --out sig.npy >out.txt 2>err.txt &
+        pid=$!
+        for _ in $(seq 200); do [ -e mark ] && break; sleep 0.1; done
+        had_temp=0
+        [ -e "sig.npy.tmp.$pid" ] && had_temp=1
+        kill -s "$sig" "$pid"
+        wait "$pid"
+        rc=$?
+        want=$((128 + $(kill -l "$sig")))
+        check "SIG$sig while saving removes sig.npy.tmp.PID, then dies of the signal" \
+            eval '[ "$had_temp" -eq 1 ] && rc_is "$want" && no_file sig.npy && no_temp sig.npy'
+    done
+else
+    echo "ok - signals while saving # skip no C compiler for the rename shim"
+fi
+
 # --- bench ---------------------------------------------------------------------
 run bench sdpa --shape 1,2,64,64,16 --iters 3 --json
 check "bench sdpa --json prints one JSON line with median_ms" \

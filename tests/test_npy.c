@@ -5,18 +5,26 @@
  * Standalone: needs only src/io/npy.c. Prints "N passed, M failed".
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, getpid, dirent */
+#define _XOPEN_SOURCE 700        /* mknod */
 
 #include "wgnn.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h> /* makedev */
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int g_passed, g_failed;
+static char g_dir[] = "/tmp/wgnn_test_npy_XXXXXX"; /* made by main */
 
 #define CHECK(cond, ...)                                                                        \
     do {                                                                                        \
@@ -193,6 +201,80 @@ static int npy_is_empty(const wgnn_npy *n)
     return memcmp(n, &zero, sizeof zero) == 0;
 }
 
+static int write_file(const char *path, const void *data, size_t len);
+
+/* A pipe holding len bytes of buf, its write end closed; returns the read
+ * end, or -1 when buf does not fit the pipe's buffer. */
+static int pipe_with(const void *buf, size_t len)
+{
+    int p[2];
+    if (len > 60000 || pipe(p) != 0)
+        return -1;
+    ssize_t w = len ? write(p[1], buf, len) : 0;
+    close(p[1]);
+    if (w != (ssize_t)len) {
+        close(p[0]);
+        return -1;
+    }
+    return p[0];
+}
+
+/* What parse says about buf, wgnn_npy_load and wgnn_npy_load_header must say
+ * about the same bytes in a file, and wgnn_npy_load about them in a pipe:
+ * the same status, the same message after "npy: <path>: ", the same result
+ * (load_header: without data). This runs the file readers over every case
+ * written for the parser. */
+static void check_file_forms(const char *label, const void *buf, size_t len)
+{
+    char path[512], want[512], err[1200], msg[1200];
+    wgnn_npy ref, n;
+    wgnn_status ref_st = wgnn_npy_parse(buf, len, &ref, want, sizeof want);
+    snprintf(path, sizeof path, "%s/form.npy", g_dir);
+    if (write_file(path, buf, len) != 0) {
+        CHECK(0, "%s: cannot write %s", label, path);
+        wgnn_npy_free(&ref);
+        return;
+    }
+    for (int form = 0; form < 3; form++) {
+        static const char *const forms[3] = {"load", "load_header", "load from a pipe"};
+        char fpath[512];
+        snprintf(fpath, sizeof fpath, "%s", path);
+        int fd = -1;
+        if (form == 2) {
+            if ((fd = pipe_with(buf, len)) < 0)
+                continue;
+            snprintf(fpath, sizeof fpath, "/dev/fd/%d", fd);
+        }
+        memset(&n, 0xab, sizeof n);
+        wgnn_status st = form == 1 ? wgnn_npy_load_header(fpath, &n, err, sizeof err)
+                                   : wgnn_npy_load(fpath, &n, err, sizeof err);
+        CHECK(st == ref_st, "%s: %s: status %d, parse gave %d (%s | %s)", label, forms[form],
+              (int)st, (int)ref_st, err, want);
+        if (ref_st != WGNN_OK) {
+            snprintf(msg, sizeof msg, "npy: %s: %s", fpath, want + 5);
+            CHECK(strcmp(err, msg) == 0, "%s: %s: message \"%s\", want \"%s\"", label,
+                  forms[form], err, msg);
+            CHECK(npy_is_empty(&n), "%s: %s: output not left empty", label, forms[form]);
+        } else if (st == WGNN_OK) {
+            int same = n.dtype == ref.dtype && n.rank == ref.rank && n.numel == ref.numel &&
+                       n.nbytes == ref.nbytes && memcmp(n.dims, ref.dims, sizeof n.dims) == 0;
+            CHECK(same, "%s: %s: result differs from parse's", label, forms[form]);
+            if (form == 1)
+                CHECK(n.data == NULL, "%s: load_header returned data", label);
+            else
+                CHECK(same && n.data != NULL &&
+                      memcmp(n.data, ref.data, (size_t)ref.nbytes) == 0,
+                      "%s: %s: data differs from parse's", label, forms[form]);
+        }
+        if (st == WGNN_OK)
+            wgnn_npy_free(&n);
+        if (fd >= 0)
+            close(fd);
+    }
+    remove(path);
+    wgnn_npy_free(&ref);
+}
+
 /* Parses buf and checks the result has this dtype and shape, and its data
  * equals `data` when that is given. */
 static void expect_ok(const char *label, const void *buf, size_t len, wgnn_dtype dtype, int rank,
@@ -218,6 +300,7 @@ static void expect_ok(const char *label, const void *buf, size_t len, wgnn_dtype
         CHECK(memcmp(n.data, data, (size_t)n.nbytes) == 0, "%s: data differs", label);
     wgnn_npy_free(&n);
     CHECK(n.data == NULL, "%s: free left data set", label);
+    check_file_forms(label, buf, len);
 }
 
 /* Parses buf and checks it fails with `status` and a message containing
@@ -234,6 +317,7 @@ static void expect_fail(const char *label, const void *buf, size_t len, wgnn_sta
     CHECK(strncmp(err, "npy: ", 5) == 0, "%s: message \"%s\" lacks the npy: prefix", label, err);
     CHECK(npy_is_empty(&n), "%s: output not left empty", label);
     wgnn_npy_free(&n);
+    check_file_forms(label, buf, len);
 }
 
 static void expect_fail_dict(const char *label, const char *dict, size_t data_len,
@@ -778,9 +862,242 @@ static void test_file_errors(const char *dir)
     CHECK(dir_entries(dir) == before, "files left behind in %s", dir);
 }
 
+/* ---- inputs that are not regular files; header-only reads ----------------- */
+
+static long max_rss_kib(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
+
+static void test_load_streams_and_devices(const char *dir)
+{
+    char path[512], err[512];
+    wgnn_npy n;
+    wgnn_status st;
+
+    /* A pipe (bash's <(cat x.npy)) is read as a stream. */
+    int fd = pipe_with(np_f4_2x3, sizeof np_f4_2x3);
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    st = wgnn_npy_load(path, &n, err, sizeof err);
+    CHECK(st == WGNN_OK && n.numel == 6 && ((const float *)n.data)[5] == 5.0f,
+          "load from a pipe: %d \"%s\"", (int)st, err);
+    wgnn_npy_free(&n);
+    close(fd);
+
+    /* load_header leaves a pipe alone: the data is still there for load. */
+    fd = pipe_with(np_f4_2x3, sizeof np_f4_2x3);
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    st = wgnn_npy_load_header(path, &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_UNSUPPORTED && strstr(err, path) && strstr(err, "wgnn_npy_load") &&
+          npy_is_empty(&n), "load_header of a pipe: %d \"%s\"", (int)st, err);
+    st = wgnn_npy_load(path, &n, err, sizeof err);
+    CHECK(st == WGNN_OK && n.numel == 6, "load after load_header of a pipe: %d \"%s\"", (int)st,
+          err);
+    wgnn_npy_free(&n);
+    close(fd);
+
+    /* A device is refused by what it is, not as "file is empty". */
+    st = wgnn_npy_load("/dev/zero", &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_IO && strstr(err, "/dev/zero") && strstr(err, "not a regular file") &&
+          strstr(err, "character device") && npy_is_empty(&n), "load /dev/zero: %d \"%s\"",
+          (int)st, err);
+    st = wgnn_npy_load_header("/dev/zero", &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_IO && strstr(err, "character device"), "load_header /dev/zero: \"%s\"",
+          err);
+    st = wgnn_npy_load(dir, &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_IO && strstr(err, "is a directory"), "load a dir: \"%s\"", err);
+
+    /* An endless stream behind a valid header: the declared 16 bytes are
+     * read, then the reader stops counting trailing bytes and fails. */
+    snprintf(path, sizeof path, "%s/endless", dir);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo %s: %s", path, strerror(errno));
+    pid_t child = fork();
+    if (child == 0) {
+        static unsigned char junk[65536];
+        size_t len;
+        unsigned char *b = build(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+                                 1, -1, junk, 16, &len);
+        signal(SIGPIPE, SIG_IGN);
+        int w = open(path, O_WRONLY);
+        if (w < 0 || write(w, b, len) != (ssize_t)len)
+            _exit(1);
+        while (write(w, junk, sizeof junk) > 0) {
+        }
+        _exit(0); /* the reader went away */
+    }
+    long rss0 = max_rss_kib();
+    st = wgnn_npy_load(path, &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_FORMAT && strstr(err, "trailing bytes after the 16 data bytes") &&
+          npy_is_empty(&n), "endless FIFO: %d \"%s\"", (int)st, err);
+    CHECK(max_rss_kib() - rss0 < 16 * 1024, "endless FIFO grew the RSS by %ld KiB",
+          max_rss_kib() - rss0);
+    if (child > 0)
+        waitpid(child, NULL, 0);
+    remove(path);
+}
+
+/* A file of `total` bytes (sparse: no disk, no page cache) whose header says
+ * float32 `shape`. Returns the header size, 0 on failure. */
+static size_t write_sparse(const char *path, const char *shape, unsigned long long data_bytes)
+{
+    char dict[160];
+    size_t len;
+    snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", shape);
+    unsigned char *b = build(1, 0, dict, 1, -1, NULL, 0, &len);
+    int ok = write_file(path, b, len) == 0 && truncate(path, (off_t)(len + data_bytes)) == 0;
+    free(b);
+    return ok ? len : 0;
+}
+
+static void test_load_header(const char *dir)
+{
+    char path[512], err[512];
+    wgnn_npy n;
+    wgnn_status st;
+
+    CHECK(wgnn_npy_load_header(NULL, &n, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT &&
+          strstr(err, "path is NULL"), "load_header(NULL path): \"%s\"", err);
+    CHECK(wgnn_npy_load_header("x.npy", NULL, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT,
+          "load_header(NULL out)");
+    snprintf(path, sizeof path, "%s/missing.npy", dir);
+    st = wgnn_npy_load_header(path, &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_IO && strstr(err, "No such file") && npy_is_empty(&n),
+          "load_header missing: \"%s\"", err);
+
+    /* 1 GiB declared and present (sparse): the header is all that is read. */
+    snprintf(path, sizeof path, "%s/big.npy", dir);
+    long rss0 = max_rss_kib();
+    size_t hsize = write_sparse(path, "(1, 1, 16384, 16384)", 1ull << 30);
+    CHECK(hsize > 0, "cannot make %s", path);
+    st = wgnn_npy_load_header(path, &n, err, sizeof err);
+    CHECK(st == WGNN_OK && n.data == NULL && n.rank == 4 && n.dims[2] == 16384 &&
+          n.dims[3] == 16384 && n.numel == 1ull << 28 && n.nbytes == 1ull << 30,
+          "load_header of a 1 GiB file: %d \"%s\"", (int)st, err);
+    wgnn_npy_free(&n);
+
+    /* One byte short, one byte over: refused from the sizes alone, by
+     * load_header and by load, before a 1 GiB buffer is ever filled. */
+    CHECK(truncate(path, (off_t)(hsize + (1ull << 30) - 1)) == 0, "truncate");
+    st = wgnn_npy_load_header(path, &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_FORMAT && strstr(err, "truncated: expected 1073741824 data bytes, found "
+          "1073741823"), "load_header of a short file: \"%s\"", err);
+    st = wgnn_npy_load(path, &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_FORMAT && strstr(err, "truncated") && npy_is_empty(&n),
+          "load of a short file: \"%s\"", err);
+    CHECK(truncate(path, (off_t)(hsize + (1ull << 30) + 1)) == 0, "truncate");
+    st = wgnn_npy_load(path, &n, err, sizeof err);
+    CHECK(st == WGNN_ERR_FORMAT && strstr(err, "1 trailing bytes"), "load of a long file: \"%s\"",
+          err);
+    CHECK(max_rss_kib() - rss0 < 64 * 1024, "checking a 1 GiB file grew the RSS by %ld KiB",
+          max_rss_kib() - rss0);
+    remove(path);
+}
+
+/* ---- outputs that are not regular files --------------------------------------- */
+
+static int is_kind(const char *path, mode_t kind)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0 && (sb.st_mode & S_IFMT) == kind;
+}
+
+static void test_save_targets(const char *dir)
+{
+    char path[512], other[512], err[512];
+    static const float f4[6] = {0, 1, 2, 3, 4, 5};
+    const int64_t d23[2] = {2, 3};
+    unsigned char got[sizeof np_f4_2x3 + 16];
+    wgnn_status st;
+    int before = dir_entries(dir);
+
+    /* Device nodes (copies of /dev/full and /dev/null; needs root). */
+    snprintf(path, sizeof path, "%s/full", dir);
+    if (mknod(path, S_IFCHR | 0600, makedev(1, 7)) != 0) {
+        printf("skip: device node tests (mknod: %s; they need root)\n", strerror(errno));
+    } else {
+        st = wgnn_npy_save(path, WGNN_F32, 2, d23, f4, err, sizeof err);
+        CHECK(st == WGNN_ERR_IO && strstr(err, path) && strstr(err, "No space left on device") &&
+              !strchr(err, '\n'), "save onto /dev/full: %d \"%s\"", (int)st, err);
+        CHECK(is_kind(path, S_IFCHR), "save onto /dev/full replaced the device node");
+        remove(path);
+        snprintf(path, sizeof path, "%s/null", dir);
+        if (mknod(path, S_IFCHR | 0600, makedev(1, 3)) == 0) {
+            st = wgnn_npy_save(path, WGNN_F32, 2, d23, f4, err, sizeof err);
+            CHECK(st == WGNN_OK, "save onto /dev/null: \"%s\"", err);
+            CHECK(is_kind(path, S_IFCHR), "save onto /dev/null replaced the device node");
+            remove(path);
+        }
+    }
+    CHECK(dir_entries(dir) == before, "saves onto devices left files behind");
+
+    /* A pipe through /dev/fd/N, as /dev/stdout is when piped. */
+    int p[2];
+    CHECK(pipe(p) == 0, "pipe");
+    snprintf(path, sizeof path, "/dev/fd/%d", p[1]);
+    st = wgnn_npy_save(path, WGNN_F32, 2, d23, f4, err, sizeof err);
+    CHECK(st == WGNN_OK, "save into a pipe: \"%s\"", err);
+    close(p[1]);
+    ssize_t n = read(p[0], got, sizeof got);
+    CHECK(n == (ssize_t)sizeof np_f4_2x3 && memcmp(got, np_f4_2x3, sizeof np_f4_2x3) == 0,
+          "save into a pipe: %zd bytes, not numpy's %zu", n, sizeof np_f4_2x3);
+    close(p[0]);
+
+    /* A FIFO with a reader: written in place, still a FIFO. */
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo: %s", strerror(errno));
+    int r = open(path, O_RDONLY | O_NONBLOCK);
+    st = wgnn_npy_save(path, WGNN_F32, 2, d23, f4, err, sizeof err);
+    CHECK(st == WGNN_OK, "save into a FIFO: \"%s\"", err);
+    n = r >= 0 ? read(r, got, sizeof got) : -1;
+    CHECK(n == (ssize_t)sizeof np_f4_2x3 && memcmp(got, np_f4_2x3, sizeof np_f4_2x3) == 0,
+          "save into a FIFO: read %zd bytes", n);
+    CHECK(is_kind(path, S_IFIFO), "save into a FIFO replaced it");
+    if (r >= 0)
+        close(r);
+    remove(path);
+
+    /* A symlink is written through; the link stays a link. */
+    snprintf(path, sizeof path, "%s/link.npy", dir);
+    snprintf(other, sizeof other, "%s/target.npy", dir);
+    unsigned char old_contents[200];
+    memset(old_contents, 'x', sizeof old_contents); /* longer than the new file */
+    write_file(other, old_contents, sizeof old_contents);
+    CHECK(symlink("target.npy", path) == 0, "symlink: %s", strerror(errno));
+    st = wgnn_npy_save(path, WGNN_F32, 2, d23, f4, err, sizeof err);
+    CHECK(st == WGNN_OK, "save through a symlink: \"%s\"", err);
+    size_t len = 0;
+    unsigned char *file = read_file(other, &len);
+    CHECK(is_kind(path, S_IFLNK) && file && len == sizeof np_f4_2x3 &&
+          memcmp(file, np_f4_2x3, len) == 0, "save through a symlink: link or target wrong");
+    free(file);
+    remove(path);
+    remove(other);
+
+    /* Whatever has the temporary name already (here a symlink planted to
+     * make the save overwrite another file) is replaced, never written
+     * through. */
+    snprintf(path, sizeof path, "%s/out.npy", dir);
+    snprintf(other, sizeof other, "%s/out.npy.tmp.%ld", dir, (long)getpid());
+    write_file(path, "victim", 6);
+    CHECK(symlink("victim", other) == 0, "symlink: %s", strerror(errno));
+    snprintf(other, sizeof other, "%s/victim", dir);
+    write_file(other, "precious", 8);
+    st = wgnn_npy_save(path, WGNN_F32, 2, d23, f4, err, sizeof err);
+    CHECK(st == WGNN_OK, "save over a stale temporary: \"%s\"", err);
+    file = read_file(other, &len);
+    CHECK(file && len == 8 && memcmp(file, "precious", 8) == 0,
+          "save wrote through a symlink at the temporary name");
+    free(file);
+    CHECK(is_kind(path, S_IFREG), "save over a stale temporary: result is not a regular file");
+    remove(path);
+    remove(other);
+    CHECK(dir_entries(dir) == before, "save targets: files left behind in %s", dir);
+}
+
 int main(void)
 {
-    char dir[] = "/tmp/wgnn_test_npy_XXXXXX";
+    char *dir = g_dir;
     if (mkdtemp(dir) == NULL) {
         perror("mkdtemp");
         return 2;
@@ -792,6 +1109,9 @@ int main(void)
     test_roundtrips(dir);
     test_save_matches_numpy(dir);
     test_file_errors(dir);
+    test_load_streams_and_devices(dir);
+    test_load_header(dir);
+    test_save_targets(dir);
     rmdir(dir);
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed != 0;

@@ -10,12 +10,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_CHECK = 3 };
 
@@ -61,16 +65,18 @@ static const char k_usage_sdpa[] =
     "  q [..., H, S_q, D], k and v [..., H, S_kv, D], mask [..., H, S_q, S_kv];\n"
     "  float32, D a multiple of 4\n"
     "options:\n"
-    "  --q FILE, --k FILE, --v FILE   inputs\n"
+    "  --q FILE, --k FILE, --v FILE   inputs: .npy files, or pipes such as <(cat q.npy)\n"
     "  --mask FILE       additive float32 mask (-inf masks an entry)\n"
     "  --scale S         default 1/sqrt(D)\n"
     "  --impl NAME       auto (default), three-pass, fused or channel\n"
-    "  --out FILE        written only when every step (and --check) succeeded\n"
+    "  --out FILE        written only when every step (and --check) succeeded; a regular\n"
+    "                    file is replaced whole, a device, FIFO or /dev/stdout written in place\n"
     "  --check           compare with the CPU reference (atol 1e-4, rtol 1e-3); exit 3 on mismatch\n";
 
 static const char k_usage_rand[] =
     "usage: wgnn rand --shape A,B,... --out FILE [options]\n"
-    "  writes a float32 .npy of uniform random values in [min, max)\n"
+    "  writes a float32 .npy of uniform random values in [min, max); FILE may also be\n"
+    "  a device, a FIFO or /dev/stdout, written in place\n"
     "options:\n"
     "  --seed N            PRNG (splitmix64) seed, default 0\n"
     "  --min X, --max X    range, default -1 and 1\n"
@@ -385,6 +391,64 @@ static void json_num(double x) {
     else fputs("null", stdout);
 }
 
+/* ---- writing outputs ------------------------------------------------------------ */
+
+/* wgnn_npy_save writes a regular file as "<path>.tmp.<pid>" and renames it
+ * (include/wgnn.h). If SIGINT, SIGTERM, SIGHUP or SIGQUIT ends the program
+ * in between, the handler removes that file, then dies of the signal as it
+ * would have. The name is built before the save, so the handler only calls
+ * unlink. The handler may run on any thread (Dawn has its own): the path is
+ * published through an atomic flag. */
+static char g_tmp_path[4096];
+static atomic_int g_tmp_armed;
+
+static void on_fatal_signal(int sig) {
+    if (atomic_load(&g_tmp_armed)) unlink(g_tmp_path);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig); /* blocked until the handler returns, then the default action */
+}
+
+static void install_signal_handlers(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* a signal ignored on entry stays ignored (nohup, background jobs) */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+    /* Past a file size limit (ulimit -f), fail the write with EFBIG, which
+     * is reported, rather than die of SIGXFSZ. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+/* wgnn_npy_save, with its temporary file registered for the signal handler. */
+static wgnn_status save_npy(const char *path, wgnn_dtype dt, int rank, const int64_t *dims, const void *data,
+                            char *err, size_t err_len) {
+    int n = snprintf(g_tmp_path, sizeof g_tmp_path, "%s.tmp.%ld", path, (long)getpid());
+    atomic_store(&g_tmp_armed, n > 0 && (size_t)n < sizeof g_tmp_path);
+    wgnn_status s = wgnn_npy_save(path, dt, rank, dims, data, err, err_len);
+    atomic_store(&g_tmp_armed, 0);
+    return s;
+}
+
+/* Where progress lines go: stderr when --out is this program's stdout
+ * (--out /dev/stdout), so that they do not mix with the .npy bytes. */
+static FILE *info_stream(const char *out_path) {
+    struct stat o, so;
+    if (stat(out_path, &o) == 0 && fstat(STDOUT_FILENO, &so) == 0 && o.st_dev == so.st_dev && o.st_ino == so.st_ino)
+        return stderr;
+    return stdout;
+}
+
 /* ---- attention problems -------------------------------------------------------- */
 
 /* Host arrays of one attention problem (mask may be NULL). */
@@ -462,10 +526,10 @@ static int check_against_ref(const attn *a, const host_attn *h, const float *gpu
     return CLI_OK;
 }
 
-static void print_check(const check_result *r) {
-    printf("max_abs_err=%.3g max_rel_err=%.3g\n", r->max_abs, r->max_rel);
-    if (r->pass) printf("check: PASS\n");
-    else printf("check: FAIL (atol %g, rtol %g): %" PRIu64 " element(s) off\n", r->atol, r->rtol, r->n_bad);
+static void print_check(FILE *f, const check_result *r) {
+    fprintf(f, "max_abs_err=%.3g max_rel_err=%.3g\n", r->max_abs, r->max_rel);
+    if (r->pass) fprintf(f, "check: PASS\n");
+    else fprintf(f, "check: FAIL (atol %g, rtol %g): %" PRIu64 " element(s) off\n", r->atol, r->rtol, r->n_bad);
 }
 
 /* Downloads a's output into a fresh float32 host array (float16 outputs are
@@ -683,6 +747,20 @@ cleanup:
 
 /* ---- sdpa ------------------------------------------------------------------------ */
 
+/* Reads the data of an input whose header alone was read (a pipe was read
+ * whole already), making sure the file still has that header. */
+static int load_data(const char *path, const char *name, wgnn_npy *npy, char *err) {
+    if (npy->data) return CLI_OK;
+    wgnn_npy full;
+    if (wgnn_npy_load(path, &full, err, ERR_LEN) != WGNN_OK) return CLI_FAIL;
+    if (full.dtype != npy->dtype || full.rank != npy->rank || memcmp(full.dims, npy->dims, sizeof full.dims) != 0) {
+        wgnn_npy_free(&full);
+        return set_err(err, "sdpa: %s (%s) changed while it was being read; run again", name, path);
+    }
+    *npy = full;
+    return CLI_OK;
+}
+
 static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     const char *path[4] = {NULL, NULL, NULL, NULL}, *out_path = NULL; /* q, k, v, mask */
     double scale = NAN;
@@ -699,6 +777,7 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
 
     static const char *const names[4] = {"q", "k", "v", "mask"};
     char err[ERR_LEN] = "";
+    FILE *info = info_stream(out_path);
     wgnn_npy npy[4];
     wgnn_context *ctx = NULL;
     attn a = {0};
@@ -707,8 +786,14 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     int rc = CLI_OK, n_in = path[3] ? 4 : 3;
     memset(npy, 0, sizeof npy);
 
+    /* Headers first: the library checks the shapes on tensors that hold no
+     * data yet, so a wrong-shaped 4 GiB input is refused before it is read.
+     * A pipe's header cannot be read ahead of its data: a pipe is read whole
+     * here, once. */
     for (int i = 0; i < n_in; i++) {
-        if (wgnn_npy_load(path[i], &npy[i], err, sizeof err) != WGNN_OK) {
+        wgnn_status s = wgnn_npy_load_header(path[i], &npy[i], err, sizeof err);
+        if (s == WGNN_ERR_UNSUPPORTED) s = wgnn_npy_load(path[i], &npy[i], err, sizeof err);
+        if (s != WGNN_OK) {
             rc = CLI_FAIL;
             goto cleanup;
         }
@@ -720,7 +805,7 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     if ((rc = open_context(g, &ctx, err)) != CLI_OK) goto cleanup;
     wgnn_tensor **t[4] = {&a.q, &a.k, &a.v, &a.mask};
     for (int i = 0; i < n_in; i++) {
-        wgnn_status s = tensor_from_host(ctx, npy[i].dtype, npy[i].rank, npy[i].dims, npy[i].data, npy[i].nbytes, t[i]);
+        wgnn_status s = wgnn_tensor_create(ctx, npy[i].dtype, npy[i].rank, npy[i].dims, t[i]);
         if (s != WGNN_OK) {
             rc = ctx_err(err, ctx, s);
             goto cleanup;
@@ -735,14 +820,27 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     wgnn_sdpa_impl routed = impl;
     wgnn_status s = wgnn_sdpa_scratch_bytes(ctx, a.q, a.k, a.v, &a.opts, &scratch, &routed);
     if (s == WGNN_OK) s = wgnn_tensor_create(ctx, npy[0].dtype, npy[0].rank, npy[0].dims, &a.out);
-    if (s == WGNN_OK) s = wgnn_sdpa(ctx, a.q, a.k, a.v, &a.opts, a.out);
+    if (s != WGNN_OK) {
+        rc = ctx_err(err, ctx, s);
+        goto cleanup;
+    }
+    for (int i = 0; i < n_in; i++) {
+        if ((rc = load_data(path[i], names[i], &npy[i], err)) != CLI_OK) goto cleanup;
+        s = wgnn_tensor_upload(ctx, *t[i], npy[i].data, (size_t)npy[i].nbytes);
+        if (s != WGNN_OK) {
+            rc = ctx_err(err, ctx, s);
+            goto cleanup;
+        }
+        if (!check) wgnn_npy_free(&npy[i]); /* only --check needs the host copy */
+    }
+    s = wgnn_sdpa(ctx, a.q, a.k, a.v, &a.opts, a.out);
     if (s != WGNN_OK) {
         rc = ctx_err(err, ctx, s);
         goto cleanup;
     }
     if ((rc = download_out(ctx, &a, &gpu, err)) != CLI_OK) goto cleanup;
-    printf("impl: %s%s, scratch %" PRIu64 " bytes\n", impl_name(routed), impl == WGNN_SDPA_AUTO ? " (auto)" : "",
-           scratch);
+    fprintf(info, "impl: %s%s, scratch %" PRIu64 " bytes\n", impl_name(routed),
+            impl == WGNN_SDPA_AUTO ? " (auto)" : "", scratch);
     if (check) {
         /* sdpa succeeded: inputs are float32, or q, k, v float16 (widened
          * here, exactly) with a float32 mask. */
@@ -757,7 +855,7 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
                        wide[2] ? wide[2] : npy[2].data, path[3] ? npy[3].data : NULL};
         check_result r;
         if ((rc = check_against_ref(&a, &h, gpu, &r, err)) != CLI_OK) goto cleanup;
-        print_check(&r);
+        print_check(info, &r);
         if (!r.pass) {
             fprintf(stderr, "wgnn: sdpa: --check failed; %s not written\n", out_path);
             rc = CLI_CHECK;
@@ -773,13 +871,13 @@ static int cmd_sdpa(const global_opts *g, int argc, char **argv) {
         wgnn_f32_to_f16(gpu, half_out, (size_t)npy[0].numel);
         save = half_out;
     }
-    if (wgnn_npy_save(out_path, npy[0].dtype, npy[0].rank, npy[0].dims, save, err, sizeof err) != WGNN_OK) {
+    if (save_npy(out_path, npy[0].dtype, npy[0].rank, npy[0].dims, save, err, sizeof err) != WGNN_OK) {
         rc = CLI_FAIL;
         goto cleanup;
     }
     char ds[160];
     dims_str(npy[0].rank, npy[0].dims, ds, sizeof ds);
-    printf("wrote %s (%s %s)\n", out_path, wgnn_dtype_name(npy[0].dtype), ds);
+    fprintf(info, "wrote %s (%s %s)\n", out_path, wgnn_dtype_name(npy[0].dtype), ds);
 cleanup:
     free(half_out);
     for (int i = 0; i < 3; i++) free(wide[i]);
@@ -828,13 +926,13 @@ static int cmd_rand(const global_opts *g, int argc, char **argv) {
         for (uint64_t r = 0; r < n / cols; r += (uint64_t)mask_rows)
             for (uint64_t c = 0; c < cols; c++) x[r * cols + c] = -INFINITY;
     }
-    if (wgnn_npy_save(out_path, WGNN_F32, sh.rank, sh.dims, x, err, sizeof err) != WGNN_OK) {
+    if (save_npy(out_path, WGNN_F32, sh.rank, sh.dims, x, err, sizeof err) != WGNN_OK) {
         rc = CLI_FAIL;
         goto cleanup;
     }
     char ds[160];
     dims_str(sh.rank, sh.dims, ds, sizeof ds);
-    printf("wrote %s (float32 %s)\n", out_path, ds);
+    fprintf(info_stream(out_path), "wrote %s (float32 %s)\n", out_path, ds);
 cleanup:
     free(x);
     return report(rc, err);
@@ -1042,6 +1140,7 @@ static const struct command *find_command(const char *name) {
 }
 
 int main(int argc, char **argv) {
+    install_signal_handlers();
     global_opts g = {NULL, 0};
     const opt_spec specs[] = {
         {"--adapter", OPT_STR, &g.adapter, 0, 0, false},

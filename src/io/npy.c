@@ -11,19 +11,33 @@
  * byte read is bounds-checked, integers are parsed with overflow checks and
  * the data size must match the file exactly before anything is allocated.
  *
+ * Files are read header first: the header (at most NPY_MAX_HEADER bytes) is
+ * read and checked, then the data size is compared with the file size, and
+ * only then is memory allocated for the data. Pipes and FIFOs are read as
+ * streams: exactly the data size the header declares, then a look for
+ * trailing bytes, so an endless stream cannot take more memory than its own
+ * header asked for. Devices are refused without being opened.
+ *
+ * Saving a regular file (or a new path) writes "<path>.tmp.<pid>" and renames
+ * it over path; any other target (a device, a FIFO, a symlink such as
+ * /dev/stdout) is written in place, since a rename would replace it.
+ *
  * Needs nothing from the library but the types in wgnn.h, so that it links
  * alone into fuzz/fuzz_npy.c.
  */
-#define _POSIX_C_SOURCE 200809L /* getpid */
+#define _POSIX_C_SOURCE 200809L /* getpid, lstat, O_CLOEXEC */
 
 #include "wgnn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define NPY_MAGIC "\x93NUMPY"
@@ -32,6 +46,11 @@
 #define NPY_ALIGN 64              /* numpy aligns the data offset to 64 bytes */
 #define NPY_GROWTH_DIGITS 21      /* numpy's spare room for the first dim to grow */
 #define NPY_SHAPE_STR 256         /* "(d0, ..., d7)" with 20-digit dims fits */
+#define NPY_PREFIX_V1 10          /* magic, version, uint16 header length */
+#define NPY_PREFIX_V2 12          /* magic, version, uint32 header length */
+#define NPY_STREAM_CHUNK (1u << 20)    /* a stream's data buffer starts here and doubles */
+#define NPY_TRAILING_SCAN (1u << 20)   /* trailing bytes of a stream counted before giving up */
+#define NPY_IO_CHUNK ((size_t)1 << 30) /* largest single read() / write() */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define NPY_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -396,11 +415,11 @@ static wgnn_status npy_parse_dict(const npy_err *e, const unsigned char *h, size
     return WGNN_OK;
 }
 
-/* Validates the whole image (prefix, header, data size) without copying. */
-static wgnn_status npy_parse_header(const npy_err *e, const unsigned char *b, size_t len,
-                                    npy_header *hd)
+/* Checks the prefix (magic, version, header length) in b[0..len), which
+ * holds at least the version's prefix; sets *prefix_len and *hlen. */
+static wgnn_status npy_parse_prefix(const npy_err *e, const unsigned char *b, size_t len,
+                                    size_t *prefix_len, uint32_t *hlen)
 {
-    memset(hd, 0, sizeof *hd);
     if (len == 0)
         return npy_fail(e, WGNN_ERR_FORMAT, "file is empty (0 bytes)");
     size_t cmp = len < NPY_MAGIC_LEN ? len : NPY_MAGIC_LEN;
@@ -413,21 +432,38 @@ static wgnn_status npy_parse_header(const npy_err *e, const unsigned char *b, si
         return npy_fail(e, WGNN_ERR_FORMAT,
                         "unsupported format version %u.%u (wgnn reads 1.0, 2.0, 3.0)", major,
                         minor);
-    size_t prefix = major == 1 ? 10 : 12;
+    size_t prefix = major == 1 ? NPY_PREFIX_V1 : NPY_PREFIX_V2;
     if (len < prefix)
         return npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes) to be a .npy file", len);
-    uint32_t hlen = (uint32_t)b[8] | (uint32_t)b[9] << 8;
+    uint32_t h = (uint32_t)b[8] | (uint32_t)b[9] << 8;
     if (major != 1)
-        hlen |= (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
-    if (hlen > NPY_MAX_HEADER)
+        h |= (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
+    if (h > NPY_MAX_HEADER)
         return npy_fail(e, WGNN_ERR_FORMAT, "header too long (%lu bytes; the limit is %u)",
-                        (unsigned long)hlen, NPY_MAX_HEADER);
+                        (unsigned long)h, NPY_MAX_HEADER);
+    *prefix_len = prefix;
+    *hlen = h;
+    return WGNN_OK;
+}
+
+/* Checks prefix and header dict in b[0..len), which holds at least the whole
+ * header, and computes numel, nbytes and the data offset. The data itself
+ * is not looked at: see npy_check_data_size. */
+static wgnn_status npy_parse_meta(const npy_err *e, const unsigned char *b, size_t len,
+                                  npy_header *hd)
+{
+    memset(hd, 0, sizeof *hd);
+    size_t prefix = 0;
+    uint32_t hlen = 0;
+    wgnn_status st = npy_parse_prefix(e, b, len, &prefix, &hlen);
+    if (st != WGNN_OK)
+        return st;
     if (hlen > len - prefix)
         return npy_fail(e, WGNN_ERR_FORMAT,
                         "header length %lu runs past the end of the file (%zu bytes after the "
                         "prefix)",
                         (unsigned long)hlen, len - prefix);
-    wgnn_status st = npy_parse_dict(e, b + prefix, hlen, hd);
+    st = npy_parse_dict(e, b + prefix, hlen, hd);
     if (st != WGNN_OK)
         return st;
 
@@ -448,20 +484,38 @@ static wgnn_status npy_parse_header(const npy_err *e, const unsigned char *b, si
         return npy_fail(e, WGNN_ERR_FORMAT, "shape %s is too large: byte count overflows 64 bits",
                         shape);
     }
-    uint64_t nbytes = numel * esize;
-    size_t offset = prefix + hlen;
-    uint64_t avail = (uint64_t)(len - offset);
-    if (nbytes > avail)
+    hd->numel = numel;
+    hd->nbytes = numel * esize;
+    hd->data_offset = prefix + hlen;
+    return WGNN_OK;
+}
+
+/* The data the header declares against the `avail` bytes that follow it. */
+static wgnn_status npy_check_data_size(const npy_err *e, const npy_header *hd, uint64_t avail)
+{
+    if (hd->nbytes > avail)
         return npy_fail(e, WGNN_ERR_FORMAT, "truncated: expected %llu data bytes, found %llu",
-                        (unsigned long long)nbytes, (unsigned long long)avail);
-    if (nbytes < avail)
+                        (unsigned long long)hd->nbytes, (unsigned long long)avail);
+    if (hd->nbytes < avail)
         return npy_fail(e, WGNN_ERR_FORMAT,
                         "%llu trailing bytes after the %llu data bytes the header describes",
-                        (unsigned long long)(avail - nbytes), (unsigned long long)nbytes);
-    hd->numel = numel;
-    hd->nbytes = nbytes;
-    hd->data_offset = offset;
+                        (unsigned long long)(avail - hd->nbytes), (unsigned long long)hd->nbytes);
+    if (hd->nbytes > SIZE_MAX)
+        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "%llu data bytes do not fit in memory",
+                        (unsigned long long)hd->nbytes);
     return WGNN_OK;
+}
+
+/* Validates the whole image (prefix, header, data size) without copying. */
+static wgnn_status npy_parse_header(const npy_err *e, const unsigned char *b, size_t len,
+                                    npy_header *hd)
+{
+    wgnn_status st = npy_parse_meta(e, b, len, hd);
+    if (st == WGNN_OK)
+        st = npy_check_data_size(e, hd, (uint64_t)(len - hd->data_offset));
+    if (st != WGNN_OK)
+        memset(hd, 0, sizeof *hd);
+    return st;
 }
 
 static void npy_fill(wgnn_npy *out, const npy_header *hd, void *data)
@@ -498,14 +552,261 @@ wgnn_status wgnn_npy_parse(const void *buf, size_t len, wgnn_npy *out, char *err
     return WGNN_OK;
 }
 
-wgnn_status wgnn_npy_load(const char *path, wgnn_npy *out, char *err, size_t err_len)
+/* ---- reading files --------------------------------------------------------- */
+
+/* open(2), again when a signal interrupts it (a FIFO's open can wait long). */
+static int npy_open_retry(const char *path, int flags, mode_t mode)
+{
+    int fd;
+    do
+        fd = open(path, flags, mode);
+    while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
+/* "character device", ... for messages about a file of the wrong kind. */
+static const char *npy_file_kind(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "directory";
+    if (S_ISCHR(m))
+        return "character device";
+    if (S_ISBLK(m))
+        return "block device";
+    if (S_ISFIFO(m))
+        return "FIFO";
+    if (S_ISSOCK(m))
+        return "socket";
+    return "file of unknown type";
+}
+
+/* Reads until want bytes or end of file, retrying short reads and EINTR;
+ * *got says how many arrived. -1 (errno set) on a read error. */
+static int npy_read_full(int fd, unsigned char *buf, size_t want, size_t *got)
+{
+    size_t n = 0;
+    while (n < want) {
+        size_t chunk = want - n < NPY_IO_CHUNK ? want - n : NPY_IO_CHUNK;
+        ssize_t r = read(fd, buf + n, chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            *got = n;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    *got = n;
+    return 0;
+}
+
+/* An open input: a regular file of known size, or a stream (pipe, FIFO). */
+typedef struct npy_file {
+    int fd;
+    int stream;
+    uint64_t size; /* regular files: the size at open */
+} npy_file;
+
+static wgnn_status npy_not_regular(const npy_err *e, mode_t m)
+{
+    if (S_ISDIR(m))
+        return npy_fail(e, WGNN_ERR_IO, "is a directory, not a .npy file");
+    return npy_fail(e, WGNN_ERR_IO,
+                    "not a regular file (%s); wgnn reads .npy data from regular files, pipes "
+                    "and FIFOs",
+                    npy_file_kind(m));
+}
+
+/* Opens path for reading. Looks before opening: opening a device can have
+ * effects of its own (a tape rewinds), and a FIFO opened and closed unread
+ * would cost its writer the data. With header_only a FIFO is refused with
+ * WGNN_ERR_UNSUPPORTED, unopened, since its header cannot be read without
+ * consuming it. */
+static wgnn_status npy_open(const npy_err *e, const char *path, int header_only, npy_file *nf)
+{
+    struct stat sb;
+    nf->fd = -1;
+    if (stat(path, &sb) != 0)
+        return npy_fail(e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
+    if (S_ISFIFO(sb.st_mode) && header_only)
+        return npy_fail(e, WGNN_ERR_UNSUPPORTED,
+                        "is a pipe or FIFO: its header cannot be read without consuming it; "
+                        "read it whole with wgnn_npy_load");
+    if (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode))
+        return npy_not_regular(e, sb.st_mode);
+    int fd = npy_open_retry(path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+    if (fd < 0)
+        return npy_fail(e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
+    nf->fd = fd;
+    /* The path may have been replaced between stat and open. */
+    if (fstat(fd, &sb) != 0)
+        return npy_fail(e, WGNN_ERR_IO, "cannot stat: %s", strerror(errno));
+    if (S_ISFIFO(sb.st_mode) && !header_only) {
+        nf->stream = 1;
+        return WGNN_OK;
+    }
+    if (!S_ISREG(sb.st_mode))
+        return npy_not_regular(e, sb.st_mode);
+    nf->stream = 0;
+    nf->size = (uint64_t)sb.st_size;
+    return WGNN_OK;
+}
+
+/* Grows *buf to hold `want` bytes and reads into it until *have == want or
+ * end of file. */
+static wgnn_status npy_read_more(const npy_err *e, const npy_file *nf, unsigned char **buf,
+                                 size_t *have, size_t want)
+{
+    if (*have >= want)
+        return WGNN_OK;
+    unsigned char *grown = realloc(*buf, want);
+    if (grown == NULL)
+        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory reading a %zu-byte header",
+                        want);
+    *buf = grown;
+    size_t got = 0;
+    int rc = npy_read_full(nf->fd, *buf + *have, want - *have, &got);
+    *have += got;
+    if (rc != 0)
+        return npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
+    return WGNN_OK;
+}
+
+/* Reads exactly the header and checks it; leaves the file at the data. For a
+ * regular file also checks that the file holds exactly the data the header
+ * declares, before anything of that size is allocated. */
+static wgnn_status npy_read_header(const npy_err *e, const npy_file *nf, npy_header *hd)
+{
+    unsigned char *buf = NULL;
+    size_t have = 0, prefix = 0;
+    uint32_t hlen = 0;
+    /* Never read past the header: for a stream those bytes would be lost.
+     * Version 1 has a 10-byte prefix, versions 2 and 3 one of 12. */
+    wgnn_status st = npy_read_more(e, nf, &buf, &have, NPY_PREFIX_V1);
+    if (st == WGNN_OK && have == NPY_PREFIX_V1 && buf[6] >= 2)
+        st = npy_read_more(e, nf, &buf, &have, NPY_PREFIX_V2);
+    if (st != WGNN_OK)
+        goto cleanup;
+    if (have >= NPY_PREFIX_V1) {
+        st = npy_parse_prefix(e, buf, have, &prefix, &hlen);
+        if (st != WGNN_OK)
+            goto cleanup;
+        st = npy_read_more(e, nf, &buf, &have, prefix + hlen);
+        if (st != WGNN_OK)
+            goto cleanup;
+    }
+    if (have < prefix + hlen || have < NPY_PREFIX_V1) {
+        /* The file ended early, so buf holds all of it: the in-memory parser
+         * says what is wrong, in the same words as wgnn_npy_parse. */
+        st = npy_parse_header(e, buf, have, hd);
+        if (st == WGNN_OK) /* not reachable: no valid .npy is this short */
+            st = npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes)", have);
+        goto cleanup;
+    }
+    st = npy_parse_meta(e, buf, have, hd);
+    if (st != WGNN_OK || nf->stream)
+        goto cleanup;
+    if (nf->size < hd->data_offset) {
+        st = npy_fail(e, WGNN_ERR_IO, "file changed while its header was read");
+        goto cleanup;
+    }
+    st = npy_check_data_size(e, hd, nf->size - hd->data_offset);
+
+cleanup:
+    free(buf);
+    return st;
+}
+
+/* Reads the hd->nbytes data bytes that follow the header into a fresh
+ * buffer, then makes sure nothing follows them. A stream's buffer grows as
+ * data arrives, so a stream that ends early never costs the declared size. */
+static wgnn_status npy_read_data(const npy_err *e, const npy_file *nf, const npy_header *hd,
+                                 void **out)
+{
+    size_t nbytes = (size_t)hd->nbytes; /* fits: npy_check_data_size, or below */
+    size_t cap, have = 0;
+    unsigned char *data = NULL;
+    wgnn_status st = WGNN_OK;
+    if (hd->nbytes > SIZE_MAX)
+        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "%llu data bytes do not fit in memory",
+                        (unsigned long long)hd->nbytes);
+    cap = nf->stream && nbytes > NPY_STREAM_CHUNK ? NPY_STREAM_CHUNK : nbytes;
+    data = malloc(cap ? cap : 1);
+    if (data == NULL)
+        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %zu data bytes", cap);
+    for (;;) {
+        size_t got = 0;
+        if (npy_read_full(nf->fd, data + have, cap - have, &got) != 0) {
+            st = npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
+            goto cleanup;
+        }
+        have += got;
+        if (have < cap || cap == nbytes)
+            break;
+        size_t next = cap <= nbytes / 2 ? cap * 2 : nbytes;
+        unsigned char *grown = realloc(data, next);
+        if (grown == NULL) {
+            st = npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %zu data bytes", next);
+            goto cleanup;
+        }
+        data = grown;
+        cap = next;
+    }
+    if (have < nbytes) {
+        if (nf->stream)
+            st = npy_fail(e, WGNN_ERR_FORMAT, "truncated: expected %zu data bytes, found %zu",
+                          nbytes, have);
+        else
+            st = npy_fail(e, WGNN_ERR_IO, "file shrank while reading (%zu of %zu data bytes)",
+                          have, nbytes);
+        goto cleanup;
+    }
+    /* Count what follows, up to a limit: an endless stream is not drained. */
+    unsigned char scratch[4096];
+    uint64_t extra = 0;
+    for (;;) {
+        size_t got = 0;
+        if (npy_read_full(nf->fd, scratch, sizeof scratch, &got) != 0) {
+            st = npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
+            goto cleanup;
+        }
+        extra += got;
+        if (got < sizeof scratch)
+            break;
+        if (extra >= NPY_TRAILING_SCAN) {
+            st = npy_fail(e, WGNN_ERR_FORMAT,
+                          "at least %llu trailing bytes after the %zu data bytes the header "
+                          "describes",
+                          (unsigned long long)extra, nbytes);
+            goto cleanup;
+        }
+    }
+    if (extra > 0) {
+        st = npy_fail(e, WGNN_ERR_FORMAT,
+                      "%llu trailing bytes after the %zu data bytes the header describes%s",
+                      (unsigned long long)extra, nbytes,
+                      nf->stream ? "" : " (the file grew while it was read)");
+        goto cleanup;
+    }
+    *out = data;
+    data = NULL;
+
+cleanup:
+    free(data);
+    return st;
+}
+
+/* wgnn_npy_load and wgnn_npy_load_header. */
+static wgnn_status npy_load(const char *path, wgnn_npy *out, char *err, size_t err_len,
+                            int header_only)
 {
     npy_err e = {err, err_len, path};
-    wgnn_status st = WGNN_OK;
-    FILE *f = NULL;
-    unsigned char *buf = NULL;
-    size_t len = 0;
+    npy_file nf = {-1, 0, 0};
     npy_header hd;
+    void *data = NULL;
+    wgnn_status st;
 
     if (err && err_len)
         err[0] = '\0';
@@ -513,64 +814,29 @@ wgnn_status wgnn_npy_load(const char *path, wgnn_npy *out, char *err, size_t err
         memset(out, 0, sizeof *out);
     if (path == NULL || out == NULL) {
         e.path = NULL;
-        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "load: %s is NULL", path ? "out" : "path");
-        goto cleanup;
+        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
+                        header_only ? "load_header" : "load", path ? "out" : "path");
     }
-    f = fopen(path, "rb");
-    if (f == NULL) {
-        st = npy_fail(&e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
-        goto cleanup;
-    }
-    /* Read one byte first: it fails cleanly on a directory, whose size
-     * fseek/ftell may report as anything. */
-    int first = fgetc(f);
-    if (first == EOF && ferror(f)) {
-        st = npy_fail(&e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
-        goto cleanup;
-    }
-    if (first != EOF) {
-        long size;
-        if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-            st = npy_fail(&e, WGNN_ERR_IO, "cannot determine the file size: %s",
-                          strerror(errno));
-            goto cleanup;
-        }
-        if ((unsigned long)size > SIZE_MAX) {
-            st = npy_fail(&e, WGNN_ERR_IO, "file of %ld bytes does not fit in memory", size);
-            goto cleanup;
-        }
-        len = (size_t)size;
-        buf = malloc(len ? len : 1);
-        if (buf == NULL) {
-            st = npy_fail(&e, WGNN_ERR_OUT_OF_MEMORY, "out of memory reading %zu bytes", len);
-            goto cleanup;
-        }
-        size_t got = fread(buf, 1, len, f);
-        if (got != len) {
-            if (ferror(f))
-                st = npy_fail(&e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
-            else
-                st = npy_fail(&e, WGNN_ERR_IO, "file shrank while reading (%zu of %zu bytes)",
-                              got, len);
-            goto cleanup;
-        }
-    }
-    st = npy_parse_header(&e, buf, len, &hd);
-    if (st != WGNN_OK)
-        goto cleanup;
-    /* Reuse the file buffer for the data rather than holding two copies. */
-    memmove(buf, buf + hd.data_offset, (size_t)hd.nbytes);
-    unsigned char *shrunk = realloc(buf, (size_t)hd.nbytes);
-    if (shrunk != NULL)
-        buf = shrunk;
-    npy_fill(out, &hd, buf);
-    buf = NULL;
-
-cleanup:
-    free(buf);
-    if (f != NULL)
-        fclose(f);
+    st = npy_open(&e, path, header_only, &nf);
+    if (st == WGNN_OK)
+        st = npy_read_header(&e, &nf, &hd);
+    if (st == WGNN_OK && !header_only)
+        st = npy_read_data(&e, &nf, &hd, &data);
+    if (st == WGNN_OK)
+        npy_fill(out, &hd, data);
+    if (nf.fd >= 0)
+        close(nf.fd); /* read-only: nothing to lose */
     return st;
+}
+
+wgnn_status wgnn_npy_load(const char *path, wgnn_npy *out, char *err, size_t err_len)
+{
+    return npy_load(path, out, err, err_len, 0);
+}
+
+wgnn_status wgnn_npy_load_header(const char *path, wgnn_npy *out, char *err, size_t err_len)
+{
+    return npy_load(path, out, err, err_len, 1);
 }
 
 /* Builds the full header (magic, version, length, padded dict) into out;
@@ -618,91 +884,166 @@ static size_t npy_build_header(wgnn_dtype dtype, int rank, const int64_t *dims, 
     return total;
 }
 
-wgnn_status wgnn_npy_save(const char *path, wgnn_dtype dtype, int rank, const int64_t *dims,
-                          const void *data, char *err, size_t err_len)
+/* ---- writing files ------------------------------------------------------- */
+
+/* Writes all n bytes, retrying short writes and EINTR; *done says how many
+ * went out. -1 (errno set) on an error. */
+static int npy_write_full(int fd, const void *buf, size_t n, uint64_t *done)
 {
-    npy_err e = {err, err_len, NULL};
+    const unsigned char *p = buf;
+    size_t off = 0;
+    while (off < n) {
+        size_t chunk = n - off < NPY_IO_CHUNK ? n - off : NPY_IO_CHUNK;
+        ssize_t w = write(fd, p + off, chunk);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO; /* no progress and no reason given */
+            *done += off;
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    *done += off;
+    return 0;
+}
+
+/* Header, then data, to fd; on failure says how far it got and why. `what`
+ * names the file written in the message (NULL: the path the message is
+ * about already). */
+static wgnn_status npy_write_image(const npy_err *e, int fd, const char *what,
+                                   const unsigned char *header, size_t hsize, const void *data,
+                                   size_t nbytes)
+{
+    uint64_t done = 0;
+    if (npy_write_full(fd, header, hsize, &done) == 0 &&
+        npy_write_full(fd, data, nbytes, &done) == 0)
+        return WGNN_OK;
+    int saved = errno;
+    if (what)
+        return npy_fail(e, WGNN_ERR_IO, "write to '%s' failed after %llu of %llu bytes: %s",
+                        what, (unsigned long long)done, (unsigned long long)(hsize + nbytes),
+                        strerror(saved));
+    return npy_fail(e, WGNN_ERR_IO, "write failed after %llu of %llu bytes: %s",
+                    (unsigned long long)done, (unsigned long long)(hsize + nbytes),
+                    strerror(saved));
+}
+
+/* Writes into what path names now (a device, a FIFO, a symlink's target),
+ * without replacing it; a regular file at the end of a symlink is truncated
+ * first, as the shell's '>' would. */
+static wgnn_status npy_save_in_place(const npy_err *e, const char *path,
+                                     const unsigned char *header, size_t hsize, const void *data,
+                                     size_t nbytes)
+{
+    /* No O_TRUNC: on a device it means nothing good. A FIFO blocks here
+     * until a reader opens it. */
+    int fd = npy_open_retry(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0)
+        return npy_fail(e, WGNN_ERR_IO, "cannot open for writing: %s", strerror(errno));
+    struct stat sb;
     wgnn_status st = WGNN_OK;
-    char *tmp = NULL;
-    FILE *f = NULL;
-    int created = 0;
-    unsigned char header[1024];
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && ftruncate(fd, 0) != 0)
+        st = npy_fail(e, WGNN_ERR_IO, "cannot truncate before writing: %s", strerror(errno));
+    if (st == WGNN_OK)
+        st = npy_write_image(e, fd, NULL, header, hsize, data, nbytes);
+    /* close reports write errors a device or a network file system deferred. */
+    if (close(fd) != 0 && st == WGNN_OK)
+        st = npy_fail(e, WGNN_ERR_IO, "write failed on close: %s", strerror(errno));
+    return st;
+}
 
-    if (err && err_len)
-        err[0] = '\0';
-    if (path == NULL || (rank > 0 && dims == NULL) || data == NULL) {
-        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: %s is NULL",
-                      path == NULL ? "path" : data == NULL ? "data" : "dims");
-        goto cleanup;
-    }
-    e.path = path;
-    size_t esize = npy_dtype_size(dtype);
-    if (esize == 0) {
-        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: unknown dtype %d", (int)dtype);
-        goto cleanup;
-    }
-    if (rank < 0 || rank > WGNN_MAX_RANK) {
-        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: rank %d is outside 0..%d", rank,
-                      WGNN_MAX_RANK);
-        goto cleanup;
-    }
-    uint64_t nbytes = esize;
-    for (int i = 0; i < rank; i++) {
-        if (dims[i] < 1) {
-            st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: dims[%d] = %lld; every dim must "
-                          "be >= 1", i, (long long)dims[i]);
-            goto cleanup;
-        }
-        if ((uint64_t)dims[i] > UINT64_MAX / nbytes || (uint64_t)dims[i] * nbytes > SIZE_MAX) {
-            st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: shape is too large (byte count "
-                          "overflows)");
-            goto cleanup;
-        }
-        nbytes *= (uint64_t)dims[i];
-    }
-    size_t hsize = npy_build_header(dtype, rank, dims, header, sizeof header);
-    if (hsize == 0) {
-        st = npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: header does not fit");
-        goto cleanup;
-    }
-
+/* Writes "<path>.tmp.<pid>" and renames it over path, so that path holds
+ * either its old contents or the whole new file. */
+static wgnn_status npy_save_atomic(const npy_err *e, const char *path,
+                                   const unsigned char *header, size_t hsize, const void *data,
+                                   size_t nbytes)
+{
+    wgnn_status st = WGNN_OK;
+    int fd = -1, created = 0;
     size_t tmp_len = strlen(path) + 32;
-    tmp = malloc(tmp_len);
-    if (tmp == NULL) {
-        st = npy_fail(&e, WGNN_ERR_OUT_OF_MEMORY, "out of memory");
-        goto cleanup;
-    }
+    char *tmp = malloc(tmp_len);
+    if (tmp == NULL)
+        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory");
     snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "wb");
-    if (f == NULL) {
-        st = npy_fail(&e, WGNN_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+    /* O_EXCL: never write through whatever already has this name (a symlink
+     * someone planted, a FIFO). A file by this name can only be left by a
+     * killed process that had our pid: remove it and try once more. */
+    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY;
+    fd = npy_open_retry(tmp, flags, 0666);
+    if (fd < 0 && errno == EEXIST) {
+        if (unlink(tmp) == 0)
+            fd = npy_open_retry(tmp, flags, 0666);
+        else
+            errno = EEXIST;
+    }
+    if (fd < 0) {
+        st = npy_fail(e, WGNN_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
         goto cleanup;
     }
     created = 1;
-    if (fwrite(header, 1, hsize, f) != hsize || fwrite(data, 1, (size_t)nbytes, f) != nbytes ||
-        fflush(f) != 0) {
-        st = npy_fail(&e, WGNN_ERR_IO, "write to '%s' failed: %s", tmp, strerror(errno));
+    st = npy_write_image(e, fd, tmp, header, hsize, data, nbytes);
+    int rc = close(fd);
+    fd = -1;
+    if (rc != 0 && st == WGNN_OK)
+        st = npy_fail(e, WGNN_ERR_IO, "write to '%s' failed on close: %s", tmp, strerror(errno));
+    if (st != WGNN_OK)
         goto cleanup;
-    }
-    int rc = fclose(f);
-    f = NULL;
-    if (rc != 0) {
-        st = npy_fail(&e, WGNN_ERR_IO, "write to '%s' failed: %s", tmp, strerror(errno));
-        goto cleanup;
-    }
     if (rename(tmp, path) != 0) {
-        st = npy_fail(&e, WGNN_ERR_IO, "cannot rename '%s' onto it: %s", tmp, strerror(errno));
+        st = npy_fail(e, WGNN_ERR_IO, "cannot rename '%s' onto it: %s", tmp, strerror(errno));
         goto cleanup;
     }
     created = 0;
 
 cleanup:
-    if (f != NULL)
-        fclose(f);
+    if (fd >= 0)
+        close(fd);
     if (created)
-        remove(tmp);
+        unlink(tmp);
     free(tmp);
     return st;
+}
+
+wgnn_status wgnn_npy_save(const char *path, wgnn_dtype dtype, int rank, const int64_t *dims,
+                          const void *data, char *err, size_t err_len)
+{
+    npy_err e = {err, err_len, NULL};
+    unsigned char header[1024];
+
+    if (err && err_len)
+        err[0] = '\0';
+    if (path == NULL || (rank > 0 && dims == NULL) || data == NULL)
+        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: %s is NULL",
+                        path == NULL ? "path" : data == NULL ? "data" : "dims");
+    e.path = path;
+    size_t esize = npy_dtype_size(dtype);
+    if (esize == 0)
+        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: unknown dtype %d", (int)dtype);
+    if (rank < 0 || rank > WGNN_MAX_RANK)
+        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: rank %d is outside 0..%d", rank,
+                        WGNN_MAX_RANK);
+    uint64_t nbytes = esize;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 1)
+            return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: dims[%d] = %lld; every dim "
+                            "must be >= 1", i, (long long)dims[i]);
+        if ((uint64_t)dims[i] > UINT64_MAX / nbytes || (uint64_t)dims[i] * nbytes > SIZE_MAX)
+            return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: shape is too large (byte "
+                            "count overflows)");
+        nbytes *= (uint64_t)dims[i];
+    }
+    size_t hsize = npy_build_header(dtype, rank, dims, header, sizeof header);
+    if (hsize == 0)
+        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: header does not fit");
+
+    /* A rename would replace anything but a regular file (a device node, a
+     * FIFO, a symlink such as /dev/stdout) with one: write those in place.
+     * A directory goes the atomic way, where the rename refuses it. */
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        return npy_save_in_place(&e, path, header, hsize, data, (size_t)nbytes);
+    return npy_save_atomic(&e, path, header, hsize, data, (size_t)nbytes);
 }
 
 void wgnn_npy_free(wgnn_npy *n)
