@@ -75,7 +75,6 @@ struct wgnn_context {
     wgnn__pipe *pipes[WGNN__PIPE_BUCKETS];
 
     WGPUCommandEncoder enc;        /* pending work, submitted by wgnn__flush */
-    bool enc_scoped;               /* error scopes pushed for enc, popped at flush */
     uint32_t pending_dispatches;   /* recorded into enc */
     uint64_t pending_scratch;      /* bytes of scratch buffers enc references */
     uint32_t unwaited_flushes;     /* submits since the last wait */

@@ -4,9 +4,10 @@
  * Recorded work is bounded: it is submitted once it holds 1024 dispatches
  * (the uniform arena's slots) or 1 GiB of scratch buffers, and every eighth
  * submit without a wait is waited for, so a caller that records forever
- * without syncing runs in bounded memory. Error scopes are pushed when the
- * pending command buffer is opened and popped when it is submitted: one
- * round trip per submit, not per dispatch. */
+ * without syncing runs in bounded memory. Error scopes wrap each op's
+ * recording and each submit: one round trip per op, not per dispatch. A
+ * scope never spans two calls: Dawn keeps error scopes per thread, and a
+ * context may be used from another thread in the next call. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -79,15 +80,9 @@ void wgnn__plan_free(wgnn__plan *p) {
 
 static wgnn_status ensure_encoder(wgnn_context *ctx) {
     if (ctx->enc) return WGNN_OK;
-    wgnn__scope_push(ctx);
-    ctx->enc_scoped = true;
     WGPUCommandEncoderDescriptor d = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
     ctx->enc = wgpuDeviceCreateCommandEncoder(ctx->device, &d);
-    if (!ctx->enc) {
-        ctx->enc_scoped = false;
-        wgnn__scope_pop(ctx, "creating a command encoder");
-        return wgnn__err(ctx, WGNN_ERR_GPU, "could not create a command encoder");
-    }
+    if (!ctx->enc) return wgnn__err(ctx, WGNN_ERR_GPU, "could not create a command encoder");
     return WGNN_OK;
 }
 
@@ -124,8 +119,9 @@ wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p) {
                                  j);
     }
     s = wgnn__uniform_reserve(ctx, p->n); /* may submit earlier work */
-    if (s == WGNN_OK) s = ensure_encoder(ctx);
     if (s != WGNN_OK) return s;
+    wgnn__scope_push(ctx);
+    s = ensure_encoder(ctx);
 
     WGPUBuffer scratch[WGNN__MAX_SCRATCH] = {0};
     uint64_t scratch_bytes = 0;
@@ -181,6 +177,8 @@ wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p) {
     }
     for (uint32_t i = 0; i < p->n_scratch; i++)
         if (scratch[i]) wgpuBufferRelease(scratch[i]); /* the command buffer keeps its own */
+    wgnn_status sp = wgnn__scope_pop(ctx, label);
+    if (s == WGNN_OK) s = sp;
     if (s != WGNN_OK) return s;
     ctx->pending_dispatches += p->n;
     ctx->pending_scratch += scratch_bytes;
@@ -223,6 +221,7 @@ wgnn_status wgnn__flush(wgnn_context *ctx, bool wait) {
     if (ctx->enc) {
         WGPUCommandEncoder enc = ctx->enc;
         ctx->enc = NULL;
+        wgnn__scope_push(ctx);
         WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
         WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
         if (ctx->uni_used) wgpuQueueWriteBuffer(ctx->queue, ctx->uni, 0, ctx->uni_host, ctx->uni_used);
@@ -235,11 +234,8 @@ wgnn_status wgnn__flush(wgnn_context *ctx, bool wait) {
         ctx->pending_dispatches = 0;
         ctx->pending_scratch = 0;
         ctx->unwaited_flushes++;
-        if (ctx->enc_scoped) {
-            ctx->enc_scoped = false;
-            s = wgnn__scope_pop(ctx, "recorded work");
-            if (s != WGNN_OK) return s;
-        }
+        s = wgnn__scope_pop(ctx, "submitting recorded work");
+        if (s != WGNN_OK) return s;
         if (ctx->unwaited_flushes >= WGNN__UNWAITED_FLUSHES) wait = true;
     }
     if (!wait) {
