@@ -217,8 +217,9 @@ typedef struct wgnn_sdpa_options {
  * D must be a multiple of 4. A row whose mask is -inf everywhere gives zeros
  * (as PyTorch does). opts may be NULL (no mask, default scale, auto).
  * float16 storage: q, k, v and out may all be WGNN_F16 instead (the mask
- * stays fp32) on devices with shader-f16 (wgnn_context_has_f16); the fused
- * implementation then reads f16, accumulates in f32 and writes f16. Against
+ * stays fp32), on every adapter (WGSL's pack2x16float / unpack2x16float;
+ * shader-f16 is not needed); the fused implementation then reads f16,
+ * computes in f32 and writes f16. Against
  * an fp32 reference on the same (f16-rounded) inputs the error stays within
  * 1e-3 + 1e-3*|ref| (tests/test_sdpa.c), the output's own f16 rounding
  * being most of it.

@@ -3,8 +3,10 @@
 // The host prepends consts, sizes of register arrays that WGSL wants at
 // shader-creation time: D4 (= D / 4), KE (keys per thread, 2 or 4), RG
 // (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)) and PF
-// (prefetched vec4s per thread); the aliases IN4 (elements of q, k, v: vec4
-// of f32, or of f16 after "enable f16;") and OUT4 (elements of out; f32
+// (prefetched vec4s per thread); the aliases IN4 (four elements of q, k, v:
+// vec4<f32>, or vec2<u32> holding four float16 halves) and OUT4 (four
+// elements of out) with ld4(IN4) -> vec4<f32> and st4(vec4<f32>) -> OUT4
+// (pack2x16float / unpack2x16float for float16: no shader-f16 needed; f32
 // partials when SPLIT); accumulation is f32 either way. It also defines
 // row_max_sg(x), the max over the TX lanes of a row by subgroup shuffles
 // when USE_SG (after "enable subgroups;"), else a stub that is never called.
@@ -68,8 +70,8 @@ fn load_tile(pk: ptr<function, array<vec4<f32>, PF>>, pv: ptr<function, array<ve
         var kk = vec4<f32>(0.0);
         var vv = vec4<f32>(0.0);
         if (i < BC * D4 && kv0 + c < kv_end) {
-            kk = vec4<f32>(k[kv_base + kv0 * D4 + i]);
-            vv = vec4<f32>(v[kv_base + kv0 * D4 + i]);
+            kk = ld4(k[kv_base + kv0 * D4 + i]);
+            vv = ld4(v[kv_base + kv0 * D4 + i]);
         }
         (*pk)[u] = kk;
         (*pv)[u] = vv;
@@ -115,7 +117,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var i = tid; i < BR * D4; i += NT) {
         let r = i / D4;
         var val = vec4<f32>(0.0);
-        if (row0 + r < P.s_q) { val = vec4<f32>(q[q_base + i]) * P.qscale; }
+        if (row0 + r < P.s_q) { val = ld4(q[q_base + i]) * P.qscale; }
         sQ[r * RS + (i - r * D4)] = val;
     }
 
@@ -266,13 +268,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 if (lx == 0u) { part_ml[prow] = vec2<f32>(m[g][i], lt[i]); }
                 for (var jj = 0u; jj < OJ; jj++) {
                     let j = lx + TX * jj;
-                    if (j < D4) { out[prow * D4 + j] = OUT4(o[r][jj]); }
+                    if (j < D4) { out[prow * D4 + j] = st4(o[r][jj]); }
                 }
             } else {
                 let inv = select(0.0, 1.0 / lt[i], lt[i] > 0.0);
                 for (var jj = 0u; jj < OJ; jj++) {
                     let j = lx + TX * jj;
-                    if (j < D4) { out[q_base + (RM * ly + r) * D4 + j] = OUT4(o[r][jj] * inv); }
+                    if (j < D4) { out[q_base + (RM * ly + r) * D4 + j] = st4(o[r][jj] * inv); }
                 }
             }
         }

@@ -1,6 +1,6 @@
 // sdpa_fused_reduce: combines the split-KV partials of sdpa_fused (SPLIT).
-// The host prepends "alias OUT4 = vec4<f32>;" (or vec4<f16> after
-// "enable f16;"), the element type of out.
+// The host prepends OUT4 (four elements of out: vec4<f32>, or vec2<u32>
+// holding float16 halves) and st4(vec4<f32>) -> OUT4.
 // One thread per (row, d4): with M the largest split max,
 //   out = sum_s o_s * 2^(m_s - M) / sum_s l_s * 2^(m_s - M)   (0 if the sum is 0).
 // Params: the host prepends it (src/ops/sdpa.c, written once there).
@@ -29,5 +29,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         l += ml.y * w;
         acc += part_o[(s * P.n_rows + row) * P.d4 + x] * w;
     }
-    out[i] = OUT4(acc * select(0.0, 1.0 / l, l > 0.0));
+    out[i] = st4(acc * select(0.0, 1.0 / l, l > 0.0));
 }

@@ -269,6 +269,16 @@ static wgnn_status fused_plan(wgnn_context *ctx, const sdpa_shape *sh, fused_cfg
     return WGNN_OK;
 }
 
+/* Four elements of q, k, v (IN4) and of out (OUT4): float32 as vec4<f32>;
+ * float16 as vec2<u32> words of two halves, converted with WGSL's core
+ * unpack2x16float / pack2x16float, so float16 needs no shader-f16. */
+static const char k_in4_f32[] = "alias IN4 = vec4<f32>;\nfn ld4(x: IN4) -> vec4<f32> { return x; }\n";
+static const char k_in4_f16[] = "alias IN4 = vec2<u32>;\n"
+                                "fn ld4(x: IN4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n";
+static const char k_out4_f32[] = "alias OUT4 = vec4<f32>;\nfn st4(x: vec4<f32>) -> OUT4 { return x; }\n";
+static const char k_out4_f16[] = "alias OUT4 = vec2<u32>;\n"
+                                 "fn st4(x: vec4<f32>) -> OUT4 { return vec2<u32>(pack2x16float(x.xy), pack2x16float(x.zw)); }\n";
+
 static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
                               wgnn_tensor *out, wgnn__plan *p) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
@@ -278,13 +288,13 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
     if (s != WGNN_OK) return s;
     uint64_t chunk = shc.bh;
     bool split = c.n_split > 1;
-    char prelude[1024];
+    char prelude[1536];
     snprintf(prelude, sizeof prelude,
-             "%s%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
-             "const PF: u32 = %uu;\nalias IN4 = vec4<%s>;\nalias OUT4 = vec4<%s>;\n"
+             "%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
+             "const PF: u32 = %uu;\n%s%s"
              "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
-             sh->f16 ? "enable f16;\n" : "", c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS),
-             d4, c.ke, c.rg, c.oj, c.pf, sh->f16 ? "f16" : "f32", sh->f16 && !split ? "f16" : "f32",
+             c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c.ke, c.rg, c.oj, c.pf,
+             sh->f16 ? k_in4_f16 : k_in4_f32, sh->f16 && !split ? k_out4_f16 : k_out4_f32,
              c.use_sg ? "    var r = x;\n"
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
                         "    return r;\n"
@@ -295,11 +305,11 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
     wgnn__const wgc[1] = {{"WG", wg}};
     const wgnn__pipe *pipe, *reduce = NULL;
     s = wgnn__pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
-    if (s == WGNN_OK && split)
-        s = wgnn__pipeline(ctx, "sdpa_fused_reduce",
-                           sh->f16 ? "enable f16;\nalias OUT4 = vec4<f16>;\n" WGNN__PARAMS_WGSL(REDUCE_PARAMS)
-                                   : "alias OUT4 = vec4<f32>;\n" WGNN__PARAMS_WGSL(REDUCE_PARAMS),
-                           wgc, 1, &reduce);
+    if (s == WGNN_OK && split) {
+        char rpre[512];
+        snprintf(rpre, sizeof rpre, "%s%s", sh->f16 ? k_out4_f16 : k_out4_f32, WGNN__PARAMS_WGSL(REDUCE_PARAMS));
+        s = wgnn__pipeline(ctx, "sdpa_fused_reduce", rpre, wgc, 1, &reduce);
+    }
     if (s != WGNN_OK) return s;
     uint64_t br = 4ull * c.rg * c.ty;
     uint64_t n_qtiles = (sh->s_q + br - 1) / br;
@@ -480,11 +490,6 @@ static wgnn_status sdpa_plan_routed(wgnn_context *ctx, const wgnn__node *n, cons
                                     wgnn_tensor *out, wgnn__plan *p, wgnn_sdpa_impl *routed) {
     sdpa_shape sh;
     shape_of(n, &sh);
-    if (sh.f16 && !ctx->has_f16)
-        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED,
-                         "sdpa: float16 tensors need the shader-f16 feature, which adapter \"%s\" does not enable; "
-                         "use float32",
-                         ctx->info.name);
     wgnn_sdpa_impl impl = route(ctx, &sh, (wgnn_sdpa_impl)n->arg[A_IMPL].i[0]);
     if (routed) *routed = impl;
     if (impl == WGNN_SDPA_FUSED) return plan_fused(ctx, &sh, in, out, p);
@@ -532,7 +537,7 @@ static const wgnn_op_arg_info k_args[] = {
 const wgnn__op wgnn__op_sdpa = {
     {"sdpa", "scaled dot-product attention, non-causal: softmax(q.k^T*scale + mask).v", "q, k, v, [mask]",
      "q [..., H, S_q, D], k and v [..., H, S_kv, D], mask [..., H, S_q, S_kv] (float32) -> q's shape; D % 4 == 0; "
-     "float32, or float16 q/k/v where the adapter has shader-f16",
+     "float32, or float16 q/k/v/out (fused implementation, f32 arithmetic)",
      3, 4, 2, k_args},
     check,
     plan,
