@@ -436,38 +436,56 @@ static const wgnn_op_arg_info k_to_copy_args[] = {
 
 const wgnn__op wgnn__op_relu = {
     {"relu", "max(self, 0); NaN stays NaN", "self", UNARY_SHAPES, 1, 1, 0, NULL},
-    check_unary, plan_relu, wgnn__ref_relu,
+    check_unary,
+    plan_relu,
+    wgnn__ref_relu,
 };
 const wgnn__op wgnn__op_sigmoid = {
     {"sigmoid", "1 / (1 + exp(-self))", "self", UNARY_SHAPES, 1, 1, 0, NULL},
-    check_unary, plan_sigmoid, wgnn__ref_sigmoid,
+    check_unary,
+    plan_sigmoid,
+    wgnn__ref_sigmoid,
 };
 const wgnn__op wgnn__op_gelu = {
     {"gelu", "self * Phi(self) (Gaussian error linear unit)", "self", UNARY_SHAPES, 1, 1, 1, k_gelu_args},
-    check_unary, plan_gelu, wgnn__ref_gelu,
+    check_unary,
+    plan_gelu,
+    wgnn__ref_gelu,
 };
 const wgnn__op wgnn__op_leaky_relu = {
     {"leaky_relu", "self where self > 0, else self * negative_slope", "self", UNARY_SHAPES, 1, 1, 1, k_leaky_args},
-    check_unary, plan_leaky_relu, wgnn__ref_leaky_relu,
+    check_unary,
+    plan_leaky_relu,
+    wgnn__ref_leaky_relu,
 };
 const wgnn__op wgnn__op_add = {
     {"add", "self + alpha * other", "self, other", BINARY_SHAPES, 2, 2, 1, k_alpha_args},
-    check_binary, plan_add, wgnn__ref_add,
+    check_binary,
+    plan_add,
+    wgnn__ref_add,
 };
 const wgnn__op wgnn__op_sub = {
     {"sub", "self - alpha * other", "self, other", BINARY_SHAPES, 2, 2, 1, k_alpha_args},
-    check_binary, plan_sub, wgnn__ref_sub,
+    check_binary,
+    plan_sub,
+    wgnn__ref_sub,
 };
 const wgnn__op wgnn__op_mul = {
     {"mul", "self * other", "self, other", BINARY_SHAPES, 2, 2, 0, NULL},
-    check_binary, plan_mul, wgnn__ref_mul,
+    check_binary,
+    plan_mul,
+    wgnn__ref_mul,
 };
 const wgnn__op wgnn__op_div = {
     {"div", "self / other (true division)", "self, other", BINARY_SHAPES, 2, 2, 0, NULL},
-    check_binary, plan_div, wgnn__ref_div,
+    check_binary,
+    plan_div,
+    wgnn__ref_div,
 };
 const wgnn__op wgnn__op_to_copy = {
     {"to_copy", "self converted to dtype (aten::_to_copy)", "self",
      "self [...] float32, float16 or int32 -> self's shape, dtype", 1, 1, 1, k_to_copy_args},
-    check_to_copy, plan_to_copy, wgnn__ref_to_copy,
+    check_to_copy,
+    plan_to_copy,
+    wgnn__ref_to_copy,
 };

@@ -127,7 +127,9 @@ static double div_(double a, double b, double arg) {
     return a / b;
 }
 
-wgnn_status wgnn__ref_relu(wgnn__node *n, const void *const *in, void *const *out) { return unary(n, in, out, relu, 0); }
+wgnn_status wgnn__ref_relu(wgnn__node *n, const void *const *in, void *const *out) {
+    return unary(n, in, out, relu, 0);
+}
 wgnn_status wgnn__ref_sigmoid(wgnn__node *n, const void *const *in, void *const *out) {
     return unary(n, in, out, sigmoid, 0);
 }
@@ -143,7 +145,9 @@ wgnn_status wgnn__ref_add(wgnn__node *n, const void *const *in, void *const *out
 wgnn_status wgnn__ref_sub(wgnn__node *n, const void *const *in, void *const *out) {
     return binary(n, in, out, sub, float_arg(n));
 }
-wgnn_status wgnn__ref_mul(wgnn__node *n, const void *const *in, void *const *out) { return binary(n, in, out, mul, 0); }
+wgnn_status wgnn__ref_mul(wgnn__node *n, const void *const *in, void *const *out) {
+    return binary(n, in, out, mul, 0);
+}
 wgnn_status wgnn__ref_div(wgnn__node *n, const void *const *in, void *const *out) {
     return binary(n, in, out, div_, 0);
 }
