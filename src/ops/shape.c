@@ -37,7 +37,7 @@
 WGNN__PARAMS_STRUCT(gather_params, GATHER_PARAMS);
 WGNN__PARAMS_CHECK(gather_params, GATHER_PARAMS)
 
-#define R WGNN_MAX_RANK
+#define MAXR WGNN_MAX_RANK
 #define MAX_THREADS (1ull << 31)
 
 enum { G_COPY = 0, G_PAD = 1, G_INDEX = 2 };
@@ -47,9 +47,9 @@ typedef struct gjob {
     int mode;
     bool half;              /* 16-bit elements */
     int rank;               /* >= 1 */
-    int64_t dims[R];
-    int64_t sstr[R], dstr[R];
-    int64_t lo[R], hi[R];   /* pad: the coordinates that read src; else [0, dims) */
+    int64_t dims[MAXR];
+    int64_t sstr[MAXR], dstr[MAXR];
+    int64_t lo[MAXR], hi[MAXR];   /* pad: the coordinates that read src; else [0, dims) */
     int64_t soff, doff;     /* offsets of coordinate (0, ..., 0); soff may be < 0 (pad) */
     uint32_t fill;          /* pad: the value's bits */
     int64_t n_rows, row_stride; /* index: weight rows, elements a row */
@@ -193,7 +193,7 @@ static int64_t inner_extent(const gjob *j, const int64_t *str) {
 }
 
 static void put4(uint32_t *a, uint32_t *b, const int64_t *v, int rank) {
-    for (int d = 0; d < R; d++) {
+    for (int d = 0; d < MAXR; d++) {
         uint32_t x = d < rank ? (uint32_t)v[d] : 0; /* wraps: offsets are mod 2^32 in the kernel */
         if (d < 4) a[d] = x;
         else b[d - 4] = x;
@@ -208,7 +208,7 @@ static wgnn_status emit(wgnn_context *ctx, wgnn__plan *p, gjob *j, const char *w
     const uint64_t es = j->half ? 2 : 4, lim = binding_limit(ctx);
     const uint64_t align = offset_align(ctx);
     const bool dense = dense_dst(j);
-    if (j->half && !dense && j->dstr[r - 1] != 1 && r < R) { /* blocks of one element (cat of a size-1 run) */
+    if (j->half && !dense && j->dstr[r - 1] != 1 && r < MAXR) { /* blocks of one element (cat of a size-1 run) */
         j->dims[r] = j->hi[r] = j->sstr[r] = j->dstr[r] = 1;
         j->lo[r] = 0;
         j->rank = ++r;
@@ -277,7 +277,7 @@ static wgnn_status emit(wgnn_context *ctx, wgnn__plan *p, gjob *j, const char *w
         int64_t n0 = j->dims[0] - a < k ? j->dims[0] - a : k;
         gather_params gp;
         memset(&gp, 0, sizeof gp);
-        int64_t dims[R], lo[R], hi[R];
+        int64_t dims[MAXR], lo[MAXR], hi[MAXR];
         memcpy(dims, j->dims, sizeof dims);
         memcpy(lo, j->lo, sizeof lo);
         memcpy(hi, j->hi, sizeof hi);
@@ -456,7 +456,7 @@ static wgnn_status check_permute(wgnn__node *n) {
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
                               "dims has %d values but self %s has rank %d: dims must list every dim once", a->n, xs,
                               x->rank);
-    bool seen[R] = {0};
+    bool seen[MAXR] = {0};
     n->n_out = 1;
     n->out[0] = *x;
     for (int i = 0; i < a->n; i++) {
@@ -567,7 +567,7 @@ static wgnn_status plan_slice(wgnn_context *ctx, const wgnn__node *n, const wgnn
     const wgnn_desc *x = &n->in[0];
     int dim;
     wgnn__norm_dim(n->arg[WGNN__SLICE_DIM].i[0], x->rank, &dim);
-    int64_t step = n->arg[WGNN__SLICE_STEP].i[0], first, len, st[R];
+    int64_t step = n->arg[WGNN__SLICE_STEP].i[0], first, len, st[MAXR];
     wgnn__slice_bounds(x->dims[dim], &n->arg[WGNN__SLICE_START], &n->arg[WGNN__SLICE_END], step, &first, &len);
     contiguous_strides(x, st);
     gjob j;
@@ -583,7 +583,7 @@ static wgnn_status plan_split(wgnn_context *ctx, const wgnn__node *n, const wgnn
     const wgnn_desc *x = &n->in[0];
     int dim;
     wgnn__norm_dim(n->arg[WGNN__SPLIT_DIM].i[0], x->rank, &dim);
-    int64_t st[R], off = 0;
+    int64_t st[MAXR], off = 0;
     contiguous_strides(x, st);
     for (int i = 0; i < n->n_out; i++) {
         gjob j;
@@ -600,7 +600,7 @@ static wgnn_status plan_split(wgnn_context *ctx, const wgnn__node *n, const wgnn
 static wgnn_status plan_permute(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                 wgnn_tensor *const *out, wgnn__plan *p) {
     const wgnn_desc *x = &n->in[0];
-    int64_t st[R];
+    int64_t st[MAXR];
     contiguous_strides(x, st);
     gjob j;
     job_init(&j, G_COPY, n->out[0].rank, n->out[0].dims, in[0], out[0]);
