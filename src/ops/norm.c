@@ -80,6 +80,15 @@ static uint32_t pow2_floor(uint64_t x) {
     return p;
 }
 
+wgnn_status wgnn__split_err(wgnn_context *ctx, const char *what, const char *unit_name, uint64_t unit_bytes) {
+    return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                     "%s: the tensor passes the device's maxStorageBufferBindingSize (%llu bytes) and cannot be "
+                     "split: one %s is %llu bytes, and slices must start at multiples of "
+                     "minStorageBufferOffsetAlignment (%u bytes)",
+                     what, (unsigned long long)ctx->limits.maxStorageBufferBindingSize, unit_name,
+                     (unsigned long long)unit_bytes, ctx->limits.minStorageBufferOffsetAlignment);
+}
+
 static void bind(wgnn__dispatch *d, const wgnn__binding *b, uint64_t off, uint64_t size) {
     if (b->scratch) wgnn__plan_bind_scratch(d, b->scratch - 1, b->offset + off, size);
     else wgnn__plan_bind(d, b->buf, b->offset + off, size);
@@ -194,10 +203,7 @@ static wgnn_status plan_rows(wgnn_context *ctx, wgnn__plan *p, const rows_job *j
     uint64_t ub[2] = {unit, unit};
     uint64_t per = wgnn__units_per_binding(ctx, ub, 2, j->outer);
     if (per == 0)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "%s: one %s of %llu bytes passes the device's maxStorageBufferBindingSize (%llu bytes)",
-                         what, j->inner > 1 ? "block of the dims from dim on" : "row", (unsigned long long)unit,
-                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+        return wgnn__split_err(ctx, what, j->inner > 1 ? "block of the dims from dim on" : "row", unit);
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
     for (uint64_t u0 = 0; u0 < j->outer; u0 += per) {
         uint64_t cnt = j->outer - u0 < per ? j->outer - u0 : per;
@@ -233,7 +239,7 @@ static wgnn_status plan_rows(wgnn_context *ctx, wgnn__plan *p, const rows_job *j
 
 wgnn_status wgnn__softmax_rows(wgnn_context *ctx, wgnn__plan *p, uint64_t n_rows, uint64_t n_cols, float empty,
                                wgnn__binding src, wgnn__binding dst) {
-    rows_job j = {ROWS_SOFTMAX, n_rows, n_cols, 1, 0.0f, empty, src, dst, NULL, NULL};
+    rows_job j = {.op = ROWS_SOFTMAX, .outer = n_rows, .n = n_cols, .inner = 1, .empty = empty, .x = src, .y = dst};
     return plan_rows(ctx, p, &j, "softmax rows");
 }
 
@@ -356,7 +362,7 @@ static wgnn__binding whole(const wgnn_tensor *t) { return (wgnn__binding){t->buf
 
 static wgnn_status softmax_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                 wgnn_tensor *const *out, wgnn__plan *p) {
-    rows_job j = {ROWS_SOFTMAX, 1, 1, 1, 0.0f, NAN, whole(in[0]), whole(out[0]), NULL, NULL};
+    rows_job j = {.op = ROWS_SOFTMAX, .empty = NAN, .x = whole(in[0]), .y = whole(out[0])};
     wgnn__softmax_layout(n, &j.outer, &j.n, &j.inner);
     return plan_rows(ctx, p, &j, "softmax");
 }
@@ -366,8 +372,15 @@ static wgnn_status layer_norm_plan(wgnn_context *ctx, const wgnn__node *n, const
     uint64_t len = 1;
     const wgnn__arg *ns = &n->arg[WGNN__LN_SHAPE];
     for (int i = 0; i < ns->n; i++) len *= (uint64_t)ns->i[i];
-    rows_job j = {ROWS_LAYER_NORM, in[0]->numel / len, len, 1, (float)n->arg[WGNN__LN_EPS].f, 0.0f, whole(in[0]),
-                  whole(out[0]), n->n_in > 1 ? in[1]->buf : NULL, n->n_in > 2 ? in[2]->buf : NULL};
+    rows_job j = {.op = ROWS_LAYER_NORM,
+                  .outer = in[0]->numel / len,
+                  .n = len,
+                  .inner = 1,
+                  .eps = (float)n->arg[WGNN__LN_EPS].f,
+                  .x = whole(in[0]),
+                  .y = whole(out[0]),
+                  .w = n->n_in > 1 ? in[1]->buf : NULL,
+                  .b = n->n_in > 2 ? in[2]->buf : NULL};
     return plan_rows(ctx, p, &j, "layer_norm");
 }
 
@@ -386,11 +399,7 @@ static wgnn_status batch_norm_plan(wgnn_context *ctx, const wgnn__node *n, const
     uint64_t unit = c * sp * 4u; /* one sample */
     uint64_t ub[2] = {unit, unit};
     uint64_t per = wgnn__units_per_binding(ctx, ub, 2, batch);
-    if (per == 0)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "batch_norm: one sample (input[i]) of %llu bytes passes the device's "
-                         "maxStorageBufferBindingSize (%llu bytes)",
-                         (unsigned long long)unit, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    if (per == 0) return wgnn__split_err(ctx, "batch_norm", "sample (input[i])", unit);
     for (uint64_t b0 = 0; b0 < batch; b0 += per) {
         uint64_t cnt = batch - b0 < per ? batch - b0 : per;
         uint64_t items = cnt * c * sp / vec;

@@ -28,4 +28,8 @@ wgnn_status wgnn__softmax_rows(wgnn_context *ctx, wgnn__plan *p, uint64_t n_rows
  * alone does not. */
 uint64_t wgnn__units_per_binding(const wgnn_context *ctx, const uint64_t *unit_bytes, int n, uint64_t total);
 
+/* WGNN_ERR_LIMIT with a message for per == 0 above: the tensor cannot be
+ * split over storage bindings in units of unit_bytes. */
+wgnn_status wgnn__split_err(wgnn_context *ctx, const char *what, const char *unit_name, uint64_t unit_bytes);
+
 #endif /* WGNN_NORM_H */

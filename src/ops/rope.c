@@ -97,13 +97,13 @@ static wgnn_status rope_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_
     uint64_t xunit = rows / units * d * 4u, cunit = c_sliced ? str[nd - 1] * d * 4u : 0;
     uint64_t ub[2] = {xunit, cunit};
     uint64_t per = wgnn__units_per_binding(ctx, ub, 2, units);
-    uint64_t cap = ctx->limits.maxStorageBufferBindingSize;
-    if (per == 0 || (!c_sliced && c->nbytes > cap))
+    if (per == 0) return wgnn__split_err(ctx, "apply_rotary_emb_hf", "slice of x over its outermost dim", xunit);
+    uint64_t whole = c->nbytes;
+    if (!c_sliced && wgnn__units_per_binding(ctx, &whole, 1, 1) == 0)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "apply_rotary_emb_hf: %s of %llu bytes passes the device's maxStorageBufferBindingSize "
+                         "apply_rotary_emb_hf: cos (%llu bytes) passes the device's maxStorageBufferBindingSize "
                          "(%llu bytes)",
-                         per == 0 ? "one slice of x over its outermost dim" : "cos",
-                         (unsigned long long)(per == 0 ? xunit : c->nbytes), (unsigned long long)cap);
+                         (unsigned long long)c->nbytes, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
     char pre[1024];
     snprintf(pre, sizeof pre, "%salias V = %s;\nconst WG: u32 = %uu;\n", WGNN__PARAMS_WGSL(ROPE_PARAMS),
