@@ -14,12 +14,14 @@
 // softmax: m = max, s = sum exp(x - m), y = exp(x - m) / s; a row that is
 //   -inf everywhere gives P.empty (NaN as PyTorch; SDPA asks for 0).
 // layer_norm: two passes over the registers: mean (of x - x0, see
-//   row_pivot), then the biased variance of x - mean; y = (x - mean) / sqrt(var + eps) (* weight + bias: affine()).
+//   row_pivot), then the biased variance of x - mean;
+//   y = (x - mean) / sqrt(var + eps), then affine(): * weight + bias.
 //
-// Prelude (src/ops/norm.c): struct Params; consts OP, WG, L, R, K, CACHED,
-// STRIDED; alias V with vsum/vmax/vfirst; lanes_reduce (subgroup shuffles over a
-// row's lanes when they share a subgroup, SG > 0, else the identity with SG
-// = 0); affine() with the layer_norm weight/bias bindings it reads.
+// Prelude (src/ops/norm.c): struct Params; consts OP, WG, L, R, K, SG,
+// CACHED, STRIDED; alias V with vsum/vmax/vfirst; lanes_reduce (subgroup
+// shuffles over a row's lanes where SG > 0: the subgroup size, fixed on the
+// adapter; the identity with SG = 0); affine() with the layer_norm
+// weight/bias bindings it reads.
 // Bindings: 0 Params, 1 X (read), 2 Y (read_write); layer_norm: 3 weight,
 // 4 bias where given (declared by the prelude).
 // Dispatch: P.n_groups workgroups, folded into x*y past 65535: contiguous
