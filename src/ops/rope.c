@@ -1,0 +1,155 @@
+/* rope.c - the row "apply_rotary_emb_hf": Hugging Face's rotate-half rotary
+ * position embedding (apply_rotary_pos_emb for one tensor),
+ *     out = x * cos + rotate_half(x) * sin,
+ *     rotate_half(x) = cat(-x[..., D/2:], x[..., :D/2]),
+ * shaders/rope.wgsl. cos and sin broadcast to x by NumPy's rules (aligned
+ * from the right, each dim equal to x's or 1): [S, D] for every batch and
+ * head, or HF's unsqueezed [B, 1, S, D]. float32 only. */
+#include "norm.h"
+
+#include "ref/norm_ref.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ROPE_PARAMS(X, S)                                                                    \
+    X(S, u32x4, dims_lo) X(S, u32x4, dims_hi) /* collapsed leading dims, innermost first */  \
+    X(S, u32x4, cstr_lo) X(S, u32x4, cstr_hi) /* cos row stride of each (0: broadcast) */    \
+    X(S, u32, n_items)                        /* rows * hv */                                \
+    X(S, u32, hv)                             /* D / 2 in V units */                         \
+    X(S, u32, nd)                             /* collapsed dims in use */
+WGNN__PARAMS_STRUCT(rope_params, ROPE_PARAMS);
+WGNN__PARAMS_CHECK(rope_params, ROPE_PARAMS)
+
+static wgnn_status rope_check(wgnn__node *n) {
+    static const char *const names[3] = {"x", "cos", "sin"};
+    for (int i = 0; i < 3; i++)
+        if (n->in[i].dtype != WGNN_F32)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s is %s; apply_rotary_emb_hf takes float32 only",
+                                  names[i], wgnn_dtype_name(n->in[i].dtype));
+    const wgnn_desc *x = &n->in[0], *c = &n->in[1], *s = &n->in[2];
+    char xs[160], cs[160], ss[160];
+    wgnn__dims_str(x, xs, sizeof xs);
+    wgnn__dims_str(c, cs, sizeof cs);
+    wgnn__dims_str(s, ss, sizeof ss);
+    if (x->rank < 2)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "x is %s (rank %d); it must be [..., S, D]", xs, x->rank);
+    int64_t d = x->dims[x->rank - 1];
+    if (d % 2 != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "the last dim of x %s is D=%lld; it must be even", xs,
+                              (long long)d);
+    bool same = c->rank == s->rank;
+    for (int i = 0; same && i < c->rank; i++) same = c->dims[i] == s->dims[i];
+    if (!same)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cos %s and sin %s must have the same shape", cs, ss);
+    bool ok = c->rank >= 1 && c->rank <= x->rank && c->dims[c->rank - 1] == d;
+    for (int i = 0; ok && i < c->rank - 1; i++) {
+        int64_t e = x->dims[x->rank - c->rank + i];
+        ok = c->dims[i] == e || c->dims[i] == 1;
+    }
+    if (!ok)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "cos %s does not broadcast to x %s: it must end in D=%lld and each of its other dims, "
+                              "aligned from the right, must equal x's or be 1 (e.g. [S, D] or [B, 1, S, D])",
+                              cs, xs, (long long)d);
+    n->n_out = 1;
+    n->out[0] = *x;
+    return WGNN_OK;
+}
+
+/* x's leading dims collapsed, innermost first: runs of broadcast dims and of
+ * dims cos follows merged; size-1 dims dropped. Returns how many. */
+static int collapse(const wgnn_desc *x, const wgnn_desc *c, uint64_t ext[8], uint64_t str[8]) {
+    int m = x->rank - 1, off = m - (c->rank - 1), nd = 0;
+    uint64_t cstride = 1; /* cos rows per step of dim k */
+    bool last_b = false;
+    for (int k = m - 1; k >= 0; k--) {
+        uint64_t e = (uint64_t)x->dims[k];
+        uint64_t f = k >= off ? (uint64_t)c->dims[k - off] : 1;
+        if (e != 1) {
+            bool b = f == 1;
+            uint64_t st = b ? 0 : cstride;
+            if (nd > 0 && last_b == b && (b || str[nd - 1] * ext[nd - 1] == st)) {
+                ext[nd - 1] *= e;
+            } else {
+                ext[nd] = e;
+                str[nd] = st;
+                nd++;
+            }
+            last_b = b;
+        }
+        cstride *= f;
+    }
+    return nd;
+}
+
+static wgnn_status rope_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                             wgnn_tensor *const *out, wgnn__plan *p) {
+    const wgnn_tensor *x = in[0], *c = in[1], *s = in[2];
+    uint64_t d = (uint64_t)x->dims[x->rank - 1], h = d / 2, rows = x->numel / d;
+    uint32_t vec = h % 4 == 0 ? 4 : 1;
+    uint64_t ext[8] = {0}, str[8] = {0};
+    int nd = collapse(&n->in[0], &n->in[1], ext, str);
+    /* Split over the outermost collapsed dim where x (or a cos that follows
+     * it) passes one storage binding. */
+    uint64_t units = nd ? ext[nd - 1] : 1;
+    bool c_sliced = nd && str[nd - 1] != 0;
+    uint64_t xunit = rows / units * d * 4u, cunit = c_sliced ? str[nd - 1] * d * 4u : 0;
+    uint64_t ub[2] = {xunit, cunit};
+    uint64_t per = wgnn__units_per_binding(ctx, ub, 2, units);
+    if (per == 0) return wgnn__split_err(ctx, "apply_rotary_emb_hf", "slice of x over its outermost dim", xunit);
+    uint64_t whole = c->nbytes;
+    if (!c_sliced && wgnn__units_per_binding(ctx, &whole, 1, 1) == 0)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "apply_rotary_emb_hf: cos (%llu bytes) passes the device's maxStorageBufferBindingSize "
+                         "(%llu bytes)",
+                         (unsigned long long)c->nbytes, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
+    char pre[1024];
+    snprintf(pre, sizeof pre, "%salias V = %s;\nconst WG: u32 = %uu;\n", WGNN__PARAMS_WGSL(ROPE_PARAMS),
+             vec == 4 ? "vec4<f32>" : "f32", wg);
+    const wgnn__pipe *pipe;
+    wgnn_status st = wgnn__pipeline(ctx, "rope", pre, NULL, 0, &pipe);
+    if (st != WGNN_OK) return st;
+    for (uint64_t u0 = 0; u0 < units; u0 += per) {
+        uint64_t cnt = units - u0 < per ? units - u0 : per;
+        rope_params q;
+        memset(&q, 0, sizeof q);
+        for (int k = 0; k < nd; k++) {
+            uint32_t e = (uint32_t)(k == nd - 1 ? cnt : ext[k]);
+            if (k < 4) {
+                q.dims_lo[k] = e;
+                q.cstr_lo[k] = (uint32_t)str[k];
+            } else {
+                q.dims_hi[k - 4] = e;
+                q.cstr_hi[k - 4] = (uint32_t)str[k];
+            }
+        }
+        uint64_t items = cnt * (rows / units) * (h / vec);
+        q.n_items = (uint32_t)items;
+        q.hv = (uint32_t)(h / vec);
+        q.nd = (uint32_t)nd;
+        uint32_t gx, gy;
+        st = wgnn__compute_2d_workgroup_count(ctx, (items + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
+                                              "apply_rotary_emb_hf", &gx, &gy);
+        if (st != WGNN_OK) return st;
+        wgnn__dispatch *dp = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
+        if (!dp) return WGNN_ERR_OUT_OF_MEMORY;
+        wgnn__plan_bind(dp, x->buf, u0 * xunit, cnt * xunit);
+        wgnn__plan_bind(dp, c->buf, c_sliced ? u0 * cunit : 0, c_sliced ? cnt * cunit : 0);
+        wgnn__plan_bind(dp, s->buf, c_sliced ? u0 * cunit : 0, c_sliced ? cnt * cunit : 0);
+        wgnn__plan_bind(dp, out[0]->buf, u0 * xunit, cnt * xunit);
+    }
+    return WGNN_OK;
+}
+
+const wgnn__op wgnn__op_apply_rotary_emb_hf = {
+    {"apply_rotary_emb_hf",
+     "Hugging Face rotate-half RoPE: x * cos + cat(-x[..., D/2:], x[..., :D/2]) * sin", "x, cos, sin",
+     "x [..., S, D] (D even), cos and sin of one shape broadcastable to x ([S, D], [B, 1, S, D], ...; last dim D) "
+     "-> x's shape; float32",
+     3, 3, 0, NULL},
+    rope_check,
+    rope_plan,
+    wgnn__ref_rope_hf,
+};
