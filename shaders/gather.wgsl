@@ -78,9 +78,13 @@ fn source(w: Walk) -> vec2<u32> {
         let r = idx[i];
         if (r < 0 || u32(r) >= P.n_rows) {
             if (P.oob_zero == 0u) { return vec2<u32>(KEEP, 0u); }
-            atomicStore(&flag[0], 1u);
-            atomicStore(&flag[1], bitcast<u32>(r));
-            atomicStore(&flag[2], i);
+            // the context's data-error words (src/internal.h): the first
+            // thread to find a bad index records it
+            if (atomicCompareExchangeWeak(&flag[0], 0u, 1u).exchanged) {
+                atomicStore(&flag[1], bitcast<u32>(r));
+                atomicStore(&flag[2], i);
+                atomicStore(&flag[3], P.n_rows);
+            }
             return vec2<u32>(FILL, 0u);
         }
         if (u32(r) < P.row_lo || u32(r) >= P.row_hi) { return vec2<u32>(KEEP, 0u); }

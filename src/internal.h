@@ -78,6 +78,7 @@ struct wgnn_context {
     uint32_t pending_dispatches;   /* recorded into enc */
     uint64_t pending_scratch;      /* bytes of scratch buffers enc references */
     uint32_t unwaited_flushes;     /* submits since the last wait */
+    WGPUBuffer data_err;           /* 16 bytes kernels set when the data is invalid (see below) */
     WGPUBuffer dummy;              /* 16-byte buffers for absent optional bindings: */
     WGPUBuffer dummy_rw;           /* read-only and read-write ones may not share one */
 
@@ -144,6 +145,15 @@ WGPUBuffer wgnn__make_optional_binding(wgnn_context *ctx, WGPUBuffer buf, bool w
 wgnn_status wgnn__uniform_reserve(wgnn_context *ctx, uint32_t n);
 /* Appends a params block; *offset is where it sits in ctx->uni. */
 uint32_t wgnn__uniform_push(wgnn_context *ctx, const void *data, uint32_t size);
+
+/* Errors in the data a kernel reads (an embedding index out of range) are
+ * found on the GPU, after the op returned. Such kernels bind this 16-byte
+ * buffer read-write and store, the first time, four words: a code
+ * (WGNN__DATA_ERR_*), the bad value (as i32 bits), its position and a
+ * bound; wgnn_tensor_download and wgnn_context_sync read it back with their
+ * wait, report it as WGNN_ERR_INVALID_ARGUMENT and clear it. */
+#define WGNN__DATA_ERR_INDEX 1u /* value is not in [0, bound) at position */
+WGPUBuffer wgnn__data_error_buffer(wgnn_context *ctx);
 
 /* ---- pipelines (gpu/pipeline.c) ------------------------------------------ */
 

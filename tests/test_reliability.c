@@ -64,6 +64,10 @@ static int attn_matches(const attn *a) {
     return tu_close(a->ho, a->ref, a->nq, 1e-4, 1e-3, &e);
 }
 
+#define REDUCE_PRELUDE                                                                       \
+    "alias OUT4 = vec4<f32>;\nfn st4(x: vec4<f32>) -> OUT4 { return x; }\n"                  \
+    "struct Params { n_rows: u32, d4: u32, n_split: u32, }\n"
+
 /* D1: the 17th pipeline used to realloc the cache under an op holding
  * pointers into it (three-pass: three pipelines; fused split-KV: two). */
 static void test_pipeline_cache_growth(void) {
@@ -96,18 +100,18 @@ static void test_pipeline_cache_growth(void) {
      * returns after many more entries. */
     const wgnn__pipe *first = NULL, *again = NULL;
     wgnn__const c = {"WG", 1};
-    CHECK(wgnn__pipeline(ctx, "sdpa_fused_reduce", "alias OUT4 = vec4<f32>;\nstruct Params { n_rows: u32, d4: u32, n_split: u32, }\n",
+    CHECK(wgnn__pipeline(ctx, "sdpa_fused_reduce", REDUCE_PRELUDE,
                          &c, 1, &first) == WGNN_OK,
           "%s", wgnn_context_error(ctx));
     for (int i = 2; i <= 40; i++) {
         const wgnn__pipe *p = NULL;
         wgnn__const ci = {"WG", i};
         CHECK(wgnn__pipeline(ctx, "sdpa_fused_reduce",
-                             "alias OUT4 = vec4<f32>;\nstruct Params { n_rows: u32, d4: u32, n_split: u32, }\n", &ci, 1,
+                             REDUCE_PRELUDE, &ci, 1,
                              &p) == WGNN_OK,
               "variant %d: %s", i, wgnn_context_error(ctx));
     }
-    CHECK(wgnn__pipeline(ctx, "sdpa_fused_reduce", "alias OUT4 = vec4<f32>;\nstruct Params { n_rows: u32, d4: u32, n_split: u32, }\n",
+    CHECK(wgnn__pipeline(ctx, "sdpa_fused_reduce", REDUCE_PRELUDE,
                          &c, 1, &again) == WGNN_OK &&
               again == first,
           "the first entry did not move");

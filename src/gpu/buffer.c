@@ -39,6 +39,8 @@ WGPUBuffer wgnn__make_optional_binding(wgnn_context *ctx, WGPUBuffer buf, bool w
     return buf ? buf : writable ? ctx->dummy_rw : ctx->dummy;
 }
 
+WGPUBuffer wgnn__data_error_buffer(wgnn_context *ctx) { return ctx->data_err; }
+
 static uint32_t slot_size(const wgnn_context *ctx) {
     uint32_t a = ctx->uni_align;
     return (WGNN__PARAMS_MAX + a - 1) / a * a;

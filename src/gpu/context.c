@@ -430,6 +430,9 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
                              &ctx->dummy);
     if (st == WGNN_OK)
         st = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_Storage, "dummy writable binding", &ctx->dummy_rw);
+    if (st == WGNN_OK) /* zero-initialised, as every new buffer */
+        st = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst,
+                                 "data error flags", &ctx->data_err);
     if (st != WGNN_OK) goto cleanup;
     ctx->err[0] = '\0';
 
@@ -456,6 +459,7 @@ void wgnn_context_destroy(wgnn_context *ctx) {
     }
     if (ctx->uni) wgpuBufferRelease(ctx->uni);
     free(ctx->uni_host);
+    if (ctx->data_err) wgpuBufferRelease(ctx->data_err);
     if (ctx->dummy) wgpuBufferRelease(ctx->dummy);
     if (ctx->dummy_rw) wgpuBufferRelease(ctx->dummy_rw);
     if (ctx->queue) wgpuQueueRelease(ctx->queue);

@@ -248,7 +248,8 @@ wgnn_status wgnn__flush(wgnn_context *ctx, bool wait) {
 wgnn_status wgnn_context_sync(wgnn_context *ctx) {
     wgnn_status s = wgnn__enter(ctx);
     if (s != WGNN_OK) return s;
-    return wgnn__leave(ctx, wgnn__flush(ctx, true));
+    /* submits, waits (the map), and reports data errors */
+    return wgnn__leave(ctx, wgnn__read_buffer(ctx, NULL, 0, NULL, 0));
 }
 
 /* ---- readback ------------------------------------------------------------------ */
@@ -261,15 +262,32 @@ static void on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, 
     wgnn__strview(r->msg, sizeof r->msg, message);
 }
 
+/* Reads the data-error words back with every readback: a set code becomes
+ * the call's error and is cleared. */
+static wgnn_status data_error(wgnn_context *ctx, const uint32_t w[4]) {
+    if (w[0] == 0) return WGNN_OK;
+    static const uint32_t zero[4] = {0, 0, 0, 0};
+    wgpuQueueWriteBuffer(ctx->queue, ctx->data_err, 0, zero, sizeof zero);
+    if (w[0] == WGNN__DATA_ERR_INDEX)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "an index in the data is out of range: indices[%u] = %d, valid 0..%u (found on the GPU by "
+                         "an op recorded before this call, e.g. embedding; the output rows of such indices are zeros)",
+                         w[2], (int32_t)w[1], w[3] ? w[3] - 1 : 0);
+    return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "a kernel reported invalid data (code %u)", w[0]);
+}
+
 wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, void *dst, size_t dst_bytes) {
     WGPUBuffer staging = NULL;
     uint64_t padded = (size + 3u) & ~(uint64_t)3u;
-    wgnn_status s = wgnn__buffer_create(ctx, padded, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst,
+    /* the data-error words ride along after the data, 16-byte aligned */
+    uint64_t err_off = (padded + 15u) & ~(uint64_t)15u;
+    wgnn_status s = wgnn__buffer_create(ctx, err_off + 16u, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst,
                                         "readback staging", &staging);
     if (s != WGNN_OK) return s;
     s = ensure_encoder(ctx);
     if (s == WGNN_OK) {
-        wgpuCommandEncoderCopyBufferToBuffer(ctx->enc, src, 0, staging, 0, padded);
+        if (src && padded) wgpuCommandEncoderCopyBufferToBuffer(ctx->enc, src, 0, staging, 0, padded);
+        wgpuCommandEncoderCopyBufferToBuffer(ctx->enc, ctx->data_err, 0, staging, err_off, 16);
         s = wgnn__flush(ctx, false);
     }
     if (s != WGNN_OK) {
@@ -286,7 +304,8 @@ wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, 
     ci.mode = WGPUCallbackMode_WaitAnyOnly;
     ci.callback = on_map;
     ci.userdata1 = r;
-    s = wgnn__cb_wait(ctx, wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, (size_t)padded, ci), r, "reading back");
+    s = wgnn__cb_wait(ctx, wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, (size_t)(err_off + 16u), ci), r,
+                      "reading back");
     if (s != WGNN_OK) return s; /* r (and staging) parked until the context goes */
     ctx->unwaited_flushes = 0;
     if (r->status != (int)WGPUMapAsyncStatus_Success) {
@@ -294,10 +313,13 @@ wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, 
         if (s == WGNN_OK)
             s = wgnn__err(ctx, WGNN_ERR_GPU, "reading back: mapping failed (status %d): %s", r->status, r->msg);
     } else {
-        const void *p = wgpuBufferGetConstMappedRange(staging, 0, (size_t)padded);
+        const unsigned char *p = wgpuBufferGetConstMappedRange(staging, 0, (size_t)(err_off + 16u));
         if (p) {
-            memcpy(dst, p, dst_bytes < size ? dst_bytes : (size_t)size);
+            uint32_t w[4];
+            memcpy(w, p + err_off, sizeof w);
+            if (dst && dst_bytes) memcpy(dst, p, dst_bytes < size ? dst_bytes : (size_t)size);
             s = wgnn__check_health(ctx);
+            if (s == WGNN_OK) s = data_error(ctx, w);
         } else {
             s = wgnn__err(ctx, WGNN_ERR_GPU, "reading back: no mapped range");
         }

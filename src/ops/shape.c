@@ -269,9 +269,6 @@ static wgnn_status emit(wgnn_context *ctx, wgnn__plan *p, gjob *j, const char *w
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "gather", WGNN__PARAMS_WGSL(GATHER_PARAMS), consts, 3, &pipe);
     if (s != WGNN_OK) return s;
-    int flag = -1;
-    if (j->mode == G_INDEX && (flag = wgnn__plan_scratch(p, 16)) < 0)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: internal: too many scratch buffers", what);
 
     for (int64_t a = 0; a < j->dims[0]; a += k) {
         int64_t n0 = j->dims[0] - a < k ? j->dims[0] - a : k;
@@ -363,7 +360,7 @@ static wgnn_status emit(wgnn_context *ctx, wgnn__plan *p, gjob *j, const char *w
             wgnn__plan_bind(dp, j->dst->buf, dw.offset, dw.size);
             wgnn__plan_bind(dp, j->idx ? j->idx->buf : wgnn__make_optional_binding(ctx, NULL, false), iw.offset,
                             iw.size);
-            if (j->mode == G_INDEX) wgnn__plan_bind_scratch(dp, (uint32_t)flag, 0, 0);
+            if (j->mode == G_INDEX) wgnn__plan_bind(dp, wgnn__data_error_buffer(ctx), 0, 0);
             else wgnn__plan_bind(dp, wgnn__make_optional_binding(ctx, NULL, true), 0, 0);
         }
     }
