@@ -118,6 +118,12 @@ static bool store_value(const opt_spec *o, const char *val) {
     case OPT_NUM: return parse_num(val, o->dst);
     case OPT_SHAPE: return parse_shape(val, (int)o->lo, (int)o->hi, o->dst);
     case OPT_IMPL: return parse_impl(val, o->dst);
+    case OPT_LIST: {
+        str_list *l = o->dst;
+        if (l->n >= o->hi || l->n >= MAX_LIST) return false;
+        l->v[l->n++] = val;
+        return true;
+    }
     case OPT_FLAG: break;
     }
     return false;
@@ -132,17 +138,14 @@ static const char *value_hint(const opt_spec *o, char *buf, size_t cap) {
         else snprintf(buf, cap, "%lld to %lld comma-separated dims >= 1", o->lo, o->hi);
         break;
     case OPT_IMPL: snprintf(buf, cap, "one of auto, three-pass, fused, channel"); break;
+    case OPT_LIST: snprintf(buf, cap, "at most %lld of them", o->hi < MAX_LIST ? o->hi : MAX_LIST); break;
     default: snprintf(buf, cap, "a value"); break;
     }
     return buf;
 }
 
-/* Parses "--name value" / "--name=value" options into the specs' targets.
- * --help or -h prints usage to stdout (PARSE_HELP). With stop_at_word, the
- * first argument not starting with '-' ends the options and its index goes to
- * *next; without, such an argument is an error. Errors print to stderr. */
-parse_result parse_opts(const char *cmd, const char *usage, const opt_spec *specs, size_t n, int argc,
-                               char **argv, bool stop_at_word, int *next) {
+parse_result parse_opts(const char *cmd, const char *usage, const opt_spec *specs, size_t n, int argc, char **argv,
+                        bool stop_at_word, int *next) {
     bool seen[MAX_OPTS] = {false};
     int i = 0;
     if (n > MAX_OPTS) {
@@ -273,8 +276,8 @@ void json_num(double x) {
     else fputs("null", stdout);
 }
 
-wgnn_status tensor_from_host(wgnn_context *ctx, wgnn_dtype dt, int rank, const int64_t *dims,
-                                    const void *data, uint64_t bytes, wgnn_tensor **out) {
+wgnn_status tensor_from_host(wgnn_context *ctx, wgnn_dtype dt, int rank, const int64_t *dims, const void *data,
+                             uint64_t bytes, wgnn_tensor **out) {
     *out = NULL;
     wgnn_status s = wgnn_tensor_create(ctx, dt, rank, dims, out);
     if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, *out, data, (size_t)bytes);
@@ -285,19 +288,94 @@ wgnn_status tensor_from_host(wgnn_context *ctx, wgnn_dtype dt, int rank, const i
     return s;
 }
 
+/* ---- timing ------------------------------------------------------------------ */
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* One timed run. GPU timestamps while *gpu is 1; when the device reports it
+ * cannot time (gpu_timed == 0), *gpu drops to 0 and the run is timed on the
+ * host around the op and a sync instead. */
+static wgnn_status time_once(wgnn_context *ctx, run_fn run, void *user, int *gpu, double *ms) {
+    wgnn_status s;
+    if (*gpu) {
+        int timed = 0;
+        s = wgnn_timing_begin(ctx);
+        if (s == WGNN_OK) s = run(ctx, user);
+        if (s == WGNN_OK) s = wgnn_timing_end(ctx, ms, &timed);
+        if (s != WGNN_OK || timed) return s;
+        *gpu = 0;
+    }
+    double t0 = now_ms();
+    s = run(ctx, user);
+    if (s == WGNN_OK) s = wgnn_context_sync(ctx);
+    *ms = now_ms() - t0;
+    return s;
+}
+
+int time_runs(wgnn_context *ctx, run_fn run, void *user, int warmup, int iters, timing *t, char *err) {
+    int rc = CLI_OK, gpu = 1;
+    wgnn_status s = WGNN_OK;
+    double *ms = malloc((size_t)iters * sizeof *ms);
+    if (!ms) return set_err(err, "out of host memory");
+    for (int i = 0; i < warmup && s == WGNN_OK; i++) {
+        s = run(ctx, user);
+        if (s == WGNN_OK) s = wgnn_context_sync(ctx);
+    }
+    for (int i = 0; i < iters && s == WGNN_OK; i++) s = time_once(ctx, run, user, &gpu, &ms[i]);
+    if (s != WGNN_OK) {
+        rc = ctx_err(err, ctx, s);
+        goto cleanup;
+    }
+    qsort(ms, (size_t)iters, sizeof *ms, cmp_double);
+    t->min = ms[0];
+    t->max = ms[iters - 1];
+    t->median = iters % 2 ? ms[iters / 2] : 0.5 * (ms[iters / 2 - 1] + ms[iters / 2]);
+    t->timer = gpu ? "gpu-timestamp" : "wall";
+cleanup:
+    free(ms);
+    return rc;
+}
+
+/* ---- reading inputs ------------------------------------------------------------ */
+
+int load_header(const char *path, wgnn_npy *npy, char *err) {
+    wgnn_status s = wgnn_npy_load_header(path, npy, err, ERR_LEN);
+    /* A pipe's header cannot be read ahead of its data: read it whole, once. */
+    if (s == WGNN_ERR_UNSUPPORTED) s = wgnn_npy_load(path, npy, err, ERR_LEN);
+    return s == WGNN_OK ? CLI_OK : CLI_FAIL;
+}
+
+int load_data(const char *cmd, const char *path, const char *name, wgnn_npy *npy, char *err) {
+    if (npy->data) return CLI_OK;
+    wgnn_npy full;
+    if (wgnn_npy_load(path, &full, err, ERR_LEN) != WGNN_OK) return CLI_FAIL;
+    if (full.dtype != npy->dtype || full.rank != npy->rank || memcmp(full.dims, npy->dims, sizeof full.dims) != 0) {
+        wgnn_npy_free(&full);
+        return set_err(err, "%s: %s (%s) changed while it was being read; run again", cmd, name, path);
+    }
+    *npy = full;
+    return CLI_OK;
+}
+
 /* ---- writing outputs ------------------------------------------------------------ */
 
 /* wgnn_npy_save writes a regular file as "<path>.tmp.<pid>" and renames it
- * (include/wgnn.h). If SIGINT, SIGTERM, SIGHUP or SIGQUIT ends the program
- * in between, the handler removes that file, then dies of the signal as it
- * would have. The name is built before the save, so the handler only calls
- * unlink. The handler may run on any thread (Dawn has its own): the path is
- * published through an atomic flag. */
-static char g_tmp_path[4096];
-static atomic_int g_tmp_armed;
+ * (include/wgnn.h), and save_all stages whole outputs under temporary names.
+ * If SIGINT, SIGTERM, SIGHUP or SIGQUIT ends the program meanwhile, the
+ * handler removes those files, then dies of the signal as it would have.
+ * The names are built beforehand, so the handler only calls unlink. The
+ * handler may run on any thread (Dawn has its own): each name is published
+ * through an atomic flag. Only the main thread arms and disarms slots. */
+#define MAX_TEMPS (MAX_LIST + 1)
+static char g_tmp_path[MAX_TEMPS][4096];
+static atomic_int g_tmp_armed[MAX_TEMPS];
 
 static void on_fatal_signal(int sig) {
-    if (atomic_load(&g_tmp_armed)) unlink(g_tmp_path);
+    for (int i = 0; i < MAX_TEMPS; i++)
+        if (atomic_load(&g_tmp_armed[i])) unlink(g_tmp_path[i]);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -324,14 +402,79 @@ void install_signal_handlers(void) {
     signal(SIGXFSZ, SIG_IGN);
 }
 
-/* wgnn_npy_save, with its temporary file registered for the signal handler. */
-wgnn_status save_npy(const char *path, wgnn_dtype dt, int rank, const int64_t *dims, const void *data,
-                            char *err, size_t err_len) {
-    int n = snprintf(g_tmp_path, sizeof g_tmp_path, "%s.tmp.%ld", path, (long)getpid());
-    atomic_store(&g_tmp_armed, n > 0 && (size_t)n < sizeof g_tmp_path);
+/* A free slot holding "<path><suffix>" (not yet armed), or -1 when none is
+ * free or the name does not fit. */
+static int temp_slot(const char *path, const char *suffix) {
+    for (int i = 0; i < MAX_TEMPS; i++) {
+        if (atomic_load(&g_tmp_armed[i])) continue;
+        int n = snprintf(g_tmp_path[i], sizeof g_tmp_path[i], "%s%s", path, suffix);
+        return n > 0 && (size_t)n < sizeof g_tmp_path[i] ? i : -1;
+    }
+    return -1;
+}
+
+static void temp_disarm(int slot) {
+    if (slot >= 0) atomic_store(&g_tmp_armed[slot], 0);
+}
+
+wgnn_status save_npy(const char *path, wgnn_dtype dt, int rank, const int64_t *dims, const void *data, char *err,
+                     size_t err_len) {
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    int slot = temp_slot(path, suffix);
+    if (slot >= 0) atomic_store(&g_tmp_armed[slot], 1);
     wgnn_status s = wgnn_npy_save(path, dt, rank, dims, data, err, err_len);
-    atomic_store(&g_tmp_armed, 0);
+    temp_disarm(slot);
     return s;
+}
+
+/* Regular files (and names not there yet) are staged: written whole under a
+ * fresh "<path>.tmp.XXXXXX" (mkstemp: never a name someone else planted),
+ * and renamed over their paths only once every output is written. Anything
+ * else (a device, a FIFO, a symbolic link such as /dev/stdout) is written in
+ * place, as wgnn_npy_save does, after every staged file was written. */
+int save_all(const out_file *o, int n, char *err) {
+    int slot[MAX_LIST], rc = CLI_OK;
+    bool staged[MAX_LIST];
+    if (n > MAX_LIST) return set_err(err, "more than %d outputs", MAX_LIST);
+    for (int i = 0; i < n; i++) {
+        slot[i] = -1;
+        struct stat st;
+        if (lstat(o[i].path, &st) == 0 && S_ISDIR(st.st_mode))
+            return set_err(err, "%s is a directory; nothing written", o[i].path);
+        staged[i] = lstat(o[i].path, &st) != 0 || S_ISREG(st.st_mode);
+        for (int j = 0; j < i; j++)
+            if (strcmp(o[i].path, o[j].path) == 0) return set_err(err, "%s is named twice by --out", o[i].path);
+    }
+    for (int i = 0; i < n && rc == CLI_OK; i++) {
+        if (!staged[i]) continue;
+        if ((slot[i] = temp_slot(o[i].path, ".tmp.XXXXXX")) < 0) {
+            rc = set_err(err, "%s: the path is too long", o[i].path);
+            break;
+        }
+        atomic_store(&g_tmp_armed[slot[i]], 1); /* before the file exists: no window */
+        int fd = mkstemp(g_tmp_path[slot[i]]);
+        if (fd < 0) {
+            temp_disarm(slot[i]);
+            slot[i] = -1;
+            rc = set_err(err, "cannot create a temporary file beside %s: %s", o[i].path, strerror(errno));
+            break;
+        }
+        close(fd);
+        if (save_npy(g_tmp_path[slot[i]], o[i].dtype, o[i].rank, o[i].dims, o[i].data, err, ERR_LEN) != WGNN_OK)
+            rc = CLI_FAIL;
+    }
+    for (int i = 0; i < n && rc == CLI_OK; i++)
+        if (!staged[i] && save_npy(o[i].path, o[i].dtype, o[i].rank, o[i].dims, o[i].data, err, ERR_LEN) != WGNN_OK)
+            rc = CLI_FAIL;
+    for (int i = 0; i < n; i++) {
+        if (slot[i] < 0) continue;
+        if (rc == CLI_OK && rename(g_tmp_path[slot[i]], o[i].path) != 0)
+            rc = set_err(err, "cannot rename %s onto %s: %s", g_tmp_path[slot[i]], o[i].path, strerror(errno));
+        if (rc != CLI_OK) unlink(g_tmp_path[slot[i]]);
+        temp_disarm(slot[i]);
+    }
+    return rc;
 }
 
 /* Where progress lines go: stderr when --out is this program's stdout

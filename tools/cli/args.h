@@ -58,8 +58,16 @@ typedef enum opt_kind {
     OPT_INT,   /* long long in [lo, hi] */
     OPT_NUM,   /* finite double */
     OPT_SHAPE, /* shape with rank in [lo, hi] */
-    OPT_IMPL   /* wgnn_sdpa_impl */
+    OPT_IMPL,  /* wgnn_sdpa_impl */
+    OPT_LIST   /* str_list: the option may repeat, at most hi times; each value is appended */
 } opt_kind;
+
+#define MAX_LIST 16
+
+typedef struct str_list {
+    int n;
+    const char *v[MAX_LIST];
+} str_list;
 
 typedef struct opt_spec {
     const char *name; /* "--out" */
@@ -104,6 +112,31 @@ void json_num(double x);
 wgnn_status tensor_from_host(wgnn_context *ctx, wgnn_dtype dt, int rank, const int64_t *dims, const void *data,
                              uint64_t bytes, wgnn_tensor **out);
 
+/* ---- timing ------------------------------------------------------------------- */
+
+typedef struct timing {
+    double median, min, max;
+    const char *timer; /* "gpu-timestamp" or "wall" */
+} timing;
+
+/* Records the work to time (one op, say); user is passed through. */
+typedef wgnn_status (*run_fn)(wgnn_context *ctx, void *user);
+
+/* warmup untimed runs, then iters (>= 1) timed ones: GPU timestamps around
+ * each (wgnn_timing_begin / end), or host wall time around the run and a
+ * sync when the device cannot time (t->timer says which). */
+int time_runs(wgnn_context *ctx, run_fn run, void *user, int warmup, int iters, timing *t, char *err);
+
+/* ---- reading inputs ---------------------------------------------------------- */
+
+/* Reads only the header of the .npy at path (a pipe, whose header cannot be
+ * read ahead of its data, is read whole here, once). */
+int load_header(const char *path, wgnn_npy *npy, char *err);
+/* Reads the data of an input whose header alone was read (no-op when the
+ * data is there), making sure the file still has that header; messages
+ * start with "cmd: " and name the input. */
+int load_data(const char *cmd, const char *path, const char *name, wgnn_npy *npy, char *err);
+
 /* ---- writing outputs ------------------------------------------------------------ */
 
 /* Removes a temporary output file on SIGINT, SIGTERM, SIGHUP, SIGQUIT. */
@@ -111,6 +144,19 @@ void install_signal_handlers(void);
 /* wgnn_npy_save, with its temporary file registered for the signal handler. */
 wgnn_status save_npy(const char *path, wgnn_dtype dt, int rank, const int64_t *dims, const void *data, char *err,
                      size_t err_len);
+typedef struct out_file {
+    const char *path;
+    wgnn_dtype dtype;
+    int rank;
+    const int64_t *dims;
+    const void *data;
+} out_file;
+
+/* Writes all n (<= MAX_LIST) outputs or, when any write fails, none:
+ * regular files are staged under temporary names and renamed at the end;
+ * devices, FIFOs and links (/dev/stdout) are written in place, which cannot
+ * be undone, after every staged file was written. */
+int save_all(const out_file *o, int n, char *err);
 /* Where progress lines go: stderr when --out is this program's stdout
  * (--out /dev/stdout), so that they do not mix with the .npy bytes. */
 FILE *info_stream(const char *out_path);

@@ -128,54 +128,13 @@ int random_problem(wgnn_context *ctx, const int64_t s5[5], bool with_mask, wgnn_
     return CLI_OK;
 }
 
-/* One timed run. GPU timestamps while *gpu is 1; when the device reports it
- * cannot time (gpu_timed == 0), *gpu drops to 0 and the run is timed on the
- * host around the op and a sync instead. */
-static wgnn_status time_once(wgnn_context *ctx, const attn *a, int *gpu, double *ms) {
-    wgnn_status s;
-    if (*gpu) {
-        int timed = 0;
-        s = wgnn_timing_begin(ctx);
-        if (s == WGNN_OK) s = wgnn_sdpa(ctx, a->q, a->k, a->v, &a->opts, a->out);
-        if (s == WGNN_OK) s = wgnn_timing_end(ctx, ms, &timed);
-        if (s != WGNN_OK || timed) return s;
-        *gpu = 0;
-    }
-    double t0 = now_ms();
-    s = wgnn_sdpa(ctx, a->q, a->k, a->v, &a->opts, a->out);
-    if (s == WGNN_OK) s = wgnn_context_sync(ctx);
-    *ms = now_ms() - t0;
-    return s;
+static wgnn_status run_sdpa(wgnn_context *ctx, void *user) {
+    const attn *a = user;
+    return wgnn_sdpa(ctx, a->q, a->k, a->v, &a->opts, a->out);
 }
 
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* warmup untimed runs, then iters timed ones (iters >= 1). */
 int time_sdpa(wgnn_context *ctx, const attn *a, int warmup, int iters, timing *t, char *err) {
-    int rc = CLI_OK, gpu = 1;
-    wgnn_status s = WGNN_OK;
-    double *ms = malloc((size_t)iters * sizeof *ms);
-    if (!ms) return set_err(err, "out of host memory");
-    for (int i = 0; i < warmup && s == WGNN_OK; i++) {
-        s = wgnn_sdpa(ctx, a->q, a->k, a->v, &a->opts, a->out);
-        if (s == WGNN_OK) s = wgnn_context_sync(ctx);
-    }
-    for (int i = 0; i < iters && s == WGNN_OK; i++) s = time_once(ctx, a, &gpu, &ms[i]);
-    if (s != WGNN_OK) {
-        rc = ctx_err(err, ctx, s);
-        goto cleanup;
-    }
-    qsort(ms, (size_t)iters, sizeof *ms, cmp_double);
-    t->min = ms[0];
-    t->max = ms[iters - 1];
-    t->median = iters % 2 ? ms[iters / 2] : 0.5 * (ms[iters / 2 - 1] + ms[iters / 2]);
-    t->timer = gpu ? "gpu-timestamp" : "wall";
-cleanup:
-    free(ms);
-    return rc;
+    return time_runs(ctx, run_sdpa, (void *)a, warmup, iters, t, err);
 }
 
 double sdpa_tflops(const int64_t s5[5], double ms) {

@@ -22,11 +22,6 @@ typedef struct check_result {
     double atol, rtol;
 } check_result;
 
-typedef struct timing {
-    double median, min, max;
-    const char *timer; /* "gpu-timestamp" or "wall" */
-} timing;
-
 void attn_release(attn *a);
 /* Compares the GPU output of a with wgnn_ref_sdpa on the host inputs h. */
 int check_against_ref(const attn *a, const host_attn *h, const float *gpu, check_result *r, char *err);

@@ -23,20 +23,6 @@ const char k_usage_sdpa[] =
     "                    file is replaced whole, a device, FIFO or /dev/stdout written in place\n"
     "  --check           compare with the CPU reference (atol 1e-4, rtol 1e-3); exit 3 on mismatch\n";
 
-/* Reads the data of an input whose header alone was read (a pipe was read
- * whole already), making sure the file still has that header. */
-static int load_data(const char *path, const char *name, wgnn_npy *npy, char *err) {
-    if (npy->data) return CLI_OK;
-    wgnn_npy full;
-    if (wgnn_npy_load(path, &full, err, ERR_LEN) != WGNN_OK) return CLI_FAIL;
-    if (full.dtype != npy->dtype || full.rank != npy->rank || memcmp(full.dims, npy->dims, sizeof full.dims) != 0) {
-        wgnn_npy_free(&full);
-        return set_err(err, "sdpa: %s (%s) changed while it was being read; run again", name, path);
-    }
-    *npy = full;
-    return CLI_OK;
-}
-
 int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     const char *path[4] = {NULL, NULL, NULL, NULL}, *out_path = NULL; /* q, k, v, mask */
     double scale = NAN;
@@ -67,12 +53,7 @@ int cmd_sdpa(const global_opts *g, int argc, char **argv) {
      * A pipe's header cannot be read ahead of its data: a pipe is read whole
      * here, once. */
     for (int i = 0; i < n_in; i++) {
-        wgnn_status s = wgnn_npy_load_header(path[i], &npy[i], err, sizeof err);
-        if (s == WGNN_ERR_UNSUPPORTED) s = wgnn_npy_load(path[i], &npy[i], err, sizeof err);
-        if (s != WGNN_OK) {
-            rc = CLI_FAIL;
-            goto cleanup;
-        }
+        if ((rc = load_header(path[i], &npy[i], err)) != CLI_OK) goto cleanup;
         if (npy[i].rank == 0) {
             rc = set_err(err, "sdpa: %s (%s) is a scalar: %s must have rank >= 3", names[i], path[i], names[i]);
             goto cleanup;
@@ -101,7 +82,7 @@ int cmd_sdpa(const global_opts *g, int argc, char **argv) {
         goto cleanup;
     }
     for (int i = 0; i < n_in; i++) {
-        if ((rc = load_data(path[i], names[i], &npy[i], err)) != CLI_OK) goto cleanup;
+        if ((rc = load_data("sdpa", path[i], names[i], &npy[i], err)) != CLI_OK) goto cleanup;
         s = wgnn_tensor_upload(ctx, *t[i], npy[i].data, (size_t)npy[i].nbytes);
         if (s != WGNN_OK) {
             rc = ctx_err(err, ctx, s);
