@@ -441,7 +441,7 @@ int save_all(const out_file *o, int n, char *err) {
         slot[i] = -1;
         struct stat st;
         if (lstat(o[i].path, &st) == 0 && S_ISDIR(st.st_mode))
-            return set_err(err, "%s is a directory; nothing written", o[i].path);
+            return set_err(err, "--out %s is a directory; nothing written", o[i].path);
         staged[i] = lstat(o[i].path, &st) != 0 || S_ISREG(st.st_mode);
         for (int j = 0; j < i; j++)
             if (strcmp(o[i].path, o[j].path) == 0) return set_err(err, "%s is named twice by --out", o[i].path);

@@ -1,4 +1,5 @@
-/* cmd_bench.c - `wgnn bench sdpa`: sdpa timed on random inputs. */
+/* cmd_bench.c - `wgnn bench sdpa`: sdpa timed on random inputs; `wgnn bench
+ * op` (any op of the table) lives in cmd_bench_op.c. */
 #include "args.h"
 #include "attn.h"
 #include "commands.h"
@@ -10,6 +11,8 @@
 
 const char k_usage_bench[] =
     "usage: wgnn [global options] bench sdpa --shape B,H,S_q,S_kv,D [options]\n"
+    "       wgnn [global options] bench op NAME --in-shape SPEC [--in-shape SPEC ...] [options]\n"
+    "                                           (`wgnn bench op --help`)\n"
     "  times sdpa on random inputs; TFLOP/s counts 4*B*H*S_q*S_kv*D flops\n"
     "options:\n"
     "  --mask          add a random additive mask in [-1, 0]\n"
@@ -77,13 +80,14 @@ static void bench_json_head(const bench_args *b) {
 
 int cmd_bench(const global_opts *g, int argc, char **argv) {
     bench_args b = {.impl = WGNN_SDPA_AUTO, .iters = 20, .warmup = 3};
-    if (argc < 1) return usage_error("bench", k_usage_bench, "missing the op to time (sdpa)");
+    if (argc < 1) return usage_error("bench", k_usage_bench, "missing what to time (sdpa, or op NAME)");
     if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
         fputs(k_usage_bench, stdout);
         return CLI_OK;
     }
+    if (strcmp(argv[0], "op") == 0) return cmd_bench_op(g, argc - 1, argv + 1);
     if (strcmp(argv[0], "sdpa") != 0)
-        return usage_error("bench", k_usage_bench, "unknown op '%s' (bench times: sdpa)", argv[0]);
+        return usage_error("bench", k_usage_bench, "unknown op '%s' (bench times: sdpa, op NAME)", argv[0]);
     const opt_spec specs[] = {
         {"--shape", OPT_SHAPE, &b.sh, 5, 5, true},       {"--mask", OPT_FLAG, &b.mask, 0, 0, false},
         {"--impl", OPT_IMPL, &b.impl, 0, 0, false},      {"--iters", OPT_INT, &b.iters, 1, 1000000, false},

@@ -16,9 +16,10 @@ static const char k_usage_main[] =
     "\n"
     "commands:\n"
     "  info     list the adapters, then the chosen one's limits and features\n"
+    "  op       run one op of the table on .npy files (`wgnn op --list` lists them)\n"
     "  sdpa     scaled dot-product attention on .npy files\n"
     "  rand     write a float32 .npy of uniform random values\n"
-    "  bench    time an op on random inputs (bench sdpa)\n"
+    "  bench    time an op on random inputs (bench sdpa, bench op NAME)\n"
     "  demo     ViT-B/16 attention through each implementation, checked and timed\n"
     "  help [command]\n"
     "\n"
@@ -37,8 +38,8 @@ static const struct command {
     const char *usage;
     cmd_fn run;
 } k_commands[] = {
-    {"info", k_usage_info, cmd_info},    {"sdpa", k_usage_sdpa, cmd_sdpa},    {"rand", k_usage_rand, cmd_rand},
-    {"bench", k_usage_bench, cmd_bench}, {"demo", k_usage_demo, cmd_demo},
+    {"info", k_usage_info, cmd_info},    {"op", k_usage_op, cmd_op},       {"sdpa", k_usage_sdpa, cmd_sdpa},
+    {"rand", k_usage_rand, cmd_rand},    {"bench", k_usage_bench, cmd_bench}, {"demo", k_usage_demo, cmd_demo},
 };
 
 static const struct command *find_command(const char *name) {
