@@ -122,8 +122,8 @@ for opname in $ops; do
     run op "$opname" --help
     check "op $opname --help names its inputs, shapes and arguments" \
         eval 'rc_is 0 && out_has "op $opname --in" && out_has "^inputs:" && out_has "^shapes:" && out_has "^arguments"'
-    run bench op "$opname"
-    check "bench op $opname without --in-shape exits 2" eval 'rc_is 2 && err_has "--in-shape"'
+    run bench op "$opname" --in-shape f64:2
+    check "bench op $opname with a float64 --in-shape exits 2" eval 'rc_is 2 && err_has "bad --in-shape"'
 done
 run op sdpa --help
 check "op sdpa --help gives every argument with type, default and help" \
@@ -175,8 +175,14 @@ check "op with too many --in exits 2" eval 'rc_is 2 && err_has "5 --in given" &&
 run op sdpa --in q.npy --in k.npy --in v.npy --out o_a.npy --out o_b.npy
 check "op with the wrong number of --out exits 2 naming both counts, writes nothing" \
     eval 'rc_is 2 && err_has "gives 1 output; 2 --out given" && one_line_err && no_file o_a.npy && no_file o_b.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy --out o_same.npy --out o_same.npy
+check "op with one --out path twice exits 2" eval 'rc_is 2 && err_has "given twice" && no_file o_same.npy'
 run op sdpa --in q.npy --in k.npy --in v.npy
 check "op without --out exits 2" eval 'rc_is 2 && err_has "--out"'
+run op sdpa --out o_noin.npy
+check "op without --in exits 2 naming the count" eval 'rc_is 2 && err_has "0 --in given" && no_file o_noin.npy'
+run bench op sdpa
+check "bench op without --in-shape exits 2 naming the count" eval 'rc_is 2 && err_has "0 --in-shape given"'
 run op sdpa --in q.npy --in k.npy --in v.npy --in badmask.npy --out o_badmask_op.npy
 check "op sdpa with a mismatched mask exits 1 in one line, writes nothing" \
     eval 'rc_is 1 && err_has "mask is \[1,2,8,9\] but must be" && one_line_err && no_file o_badmask_op.npy'

@@ -317,7 +317,7 @@ int cmd_bench_op(const global_opts *g, int argc, char **argv) {
     snprintf(b->cmd, sizeof b->cmd, "bench op %s", info->name);
     const char *flops = NULL;
     const opt_spec specs[] = {
-        {"--in-shape", OPT_LIST, &b->specs, 0, MAX_LIST, true},
+        {"--in-shape", OPT_LIST, &b->specs, 0, MAX_LIST, false}, /* counted against the row */
         {"--arg", OPT_LIST, &b->args, 0, MAX_LIST, false},
         {"--iters", OPT_INT, &b->iters, 1, 1000000, false},
         {"--warmup", OPT_INT, &b->warmup, 0, 1000000, false},

@@ -88,8 +88,8 @@ static int run_op(const global_opts *g, op_run *r, char *cmd, char *err) {
         if (is_stdout(r->out_path.v[i])) info = stderr;
 
     if ((rc = open_context(g, &ctx, err)) != CLI_OK) goto cleanup;
-    for (int i = 0; i < n_in && s == WGNN_OK; i++) s = wgnn_tensor_create(ctx, r->din[i].dtype, r->din[i].rank,
-                                                                       r->din[i].dims, &r->tin[i]);
+    for (int i = 0; i < n_in && s == WGNN_OK; i++)
+        s = wgnn_tensor_create(ctx, r->din[i].dtype, r->din[i].rank, r->din[i].dims, &r->tin[i]);
     for (int i = 0; i < r->n_out && s == WGNN_OK; i++)
         s = wgnn_tensor_create(ctx, r->dout[i].dtype, r->dout[i].rank, r->dout[i].dims, &r->tout[i]);
     for (int i = 0; i < n_in && s == WGNN_OK; i++) {
@@ -174,7 +174,7 @@ int cmd_op(const global_opts *g, int argc, char **argv) {
     r->name = info->name;
     snprintf(cmd, sizeof cmd, "op %s", info->name);
     const opt_spec specs[] = {
-        {"--in", OPT_LIST, &r->in_path, 0, MAX_LIST, true},
+        {"--in", OPT_LIST, &r->in_path, 0, MAX_LIST, false}, /* counted against the row below */
         {"--arg", OPT_LIST, &r->args, 0, MAX_LIST, false},
         {"--out", OPT_LIST, &r->out_path, 0, MAX_LIST, true},
         {"--check", OPT_FLAG, &r->check, 0, 0, false},
@@ -185,6 +185,13 @@ int cmd_op(const global_opts *g, int argc, char **argv) {
         goto cleanup;
     }
     if ((rc = op_check_usage(cmd, info, r->in_path.n, "--in", &r->args)) != CLI_OK) goto cleanup;
+    for (int i = 0; i < r->out_path.n; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(r->out_path.v[i], r->out_path.v[j]) == 0) {
+                fprintf(stderr, "wgnn: %s: --out %s is given twice\n", cmd, r->out_path.v[i]);
+                rc = CLI_USAGE;
+                goto cleanup;
+            }
     rc = run_op(g, r, cmd, err);
 cleanup:
     if (r) op_run_release(r);
