@@ -73,7 +73,8 @@ void op_print_help(FILE *f, const wgnn_op_info *info, const char *usage_fmt) {
     print_wrapped(f, 2, "", info->summary);
     char line[512];
     if (info->min_inputs == info->max_inputs)
-        snprintf(line, sizeof line, "%d .npy files, one --in each, in this order: %s", info->min_inputs, info->inputs);
+        snprintf(line, sizeof line, "%d .npy file%s, one --in each, in this order: %s", info->min_inputs,
+                 info->min_inputs == 1 ? "" : "s", info->inputs);
     else
         snprintf(line, sizeof line, "%d to %d .npy files, one --in each, in this order: %s (trailing optional inputs "
                  "are left out)", info->min_inputs, info->max_inputs, info->inputs);
