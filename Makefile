@@ -1,6 +1,6 @@
 # wgnn: top-level convenience targets. Every target first runs
 # scripts/setup.sh, which is instant once deps/ is in place.
-#   make [build] | run | test | bench | asan | fuzz [FUZZ_SECONDS=30] | install [PREFIX=...] | clean
+#   make [build] | run | test | bench | asan | fuzz [FUZZ_SECONDS=30 each fuzzer] | install [PREFIX=...] | clean
 
 PREFIX       ?= /usr/local
 FUZZ_SECONDS ?= 30
@@ -44,13 +44,19 @@ asan: setup
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir build-asan --output-on-failure --no-tests=error -j2
 
+# Each fuzzer runs FUZZ_SECONDS on a copy of its seed corpus (fuzz/corpus_<name>).
+FUZZERS = npy op_args
 fuzz: setup-fuzz
-	@$(call CONFIGURED,build-fuzz) || CC=clang cmake -S . -B build-fuzz -DWGNN_FUZZ=ON -DWGNN_TESTS=OFF
-	$(call CMAKE_BUILD,build-fuzz) --target fuzz_npy
-	@corpus=$$(mktemp -d) && trap 'rm -rf "$$corpus"' EXIT && \
-	  { [ ! -d fuzz/corpus_npy ] || cp -R fuzz/corpus_npy/. "$$corpus"/; } && \
-	  echo "./build-fuzz/fuzz_npy -max_total_time=$(FUZZ_SECONDS) <copy of fuzz/corpus_npy>" && \
-	  ./build-fuzz/fuzz_npy -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/ "$$corpus"
+	@# re-run an existing configuration too, so that a fuzzer added since is known
+	@{ $(call CONFIGURED,build-fuzz) && cmake build-fuzz >/dev/null; } || CC=clang cmake -S . -B build-fuzz -DWGNN_FUZZ=ON -DWGNN_TESTS=OFF
+	$(call CMAKE_BUILD,build-fuzz) --target $(addprefix fuzz_,$(FUZZERS))
+	@set -e; for f in $(FUZZERS); do \
+	  corpus=$$(mktemp -d); trap 'rm -rf "$$corpus"' EXIT; \
+	  if [ -d fuzz/corpus_$$f ]; then cp -R fuzz/corpus_$$f/. "$$corpus"/; fi; \
+	  echo "./build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) <copy of fuzz/corpus_$$f>"; \
+	  ./build-fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/ "$$corpus"; \
+	  rm -rf "$$corpus"; \
+	done
 
 install: build
 	cmake --install build --prefix $(PREFIX)

@@ -112,6 +112,120 @@ check "sdpa with a missing input names the path" \
 run sdpa --q q.npy --k k.npy --v v.npy
 check "sdpa without --out exits 2" eval 'rc_is 2 && err_has "--out"'
 
+# --- op: the op table, generic -------------------------------------------------------
+# Every op `wgnn op --list` names (the lines that are not indented) has a
+# --help; nothing here needs to change when an op is added.
+run op --list
+check "op --list exits 0 and lists sdpa" eval 'rc_is 0 && out_has "^sdpa$" && out_has "^    inputs: q, k, v, \[mask\]"'
+ops=$(grep -v '^ ' out.txt | grep -v '^$')
+for opname in $ops; do
+    run op "$opname" --help
+    check "op $opname --help names its inputs, shapes and arguments" \
+        eval 'rc_is 0 && out_has "op $opname --in" && out_has "^inputs:" && out_has "^shapes:" && out_has "^arguments"'
+    run bench op "$opname" --in-shape f64:2
+    check "bench op $opname with a float64 --in-shape exits 2" eval 'rc_is 2 && err_has "bad --in-shape"'
+done
+run op sdpa --help
+check "op sdpa --help gives every argument with type, default and help" \
+    eval 'rc_is 0 && out_has "scale *float, optional" && out_has "impl *auto|three-pass|fused|channel, default auto" &&
+          out_has "multiplies q.k^T" && out_has "D % 4 == 0"'
+run op --help
+check "op --help prints the usage" eval 'rc_is 0 && out_has "usage: wgnn \[global options\] op NAME --in FILE"'
+
+# --- op sdpa ---------------------------------------------------------------------------
+one_line_err() { [ "$(wc -l <err.txt)" -eq 1 ]; }
+"$WGNN" sdpa --q q.npy --k k.npy --v v.npy --out sdpa_o.npy >/dev/null 2>&1
+run op sdpa --in q.npy --in k.npy --in v.npy --out op_o.npy --check
+check "op sdpa --check passes and writes what wgnn sdpa writes" \
+    eval 'rc_is 0 && out_has "^check: op_o.npy (float32 \[1,2,8,16\]): max_abs_err=.* PASS$" &&
+          out_has "wrote op_o.npy" && cmp -s op_o.npy sdpa_o.npy'
+"$WGNN" sdpa --q q.npy --k k.npy --v v.npy --mask mask.npy --scale 0.5 --out sdpa_om.npy >/dev/null 2>&1
+run op sdpa --in q.npy --in k.npy --in v.npy --in mask.npy --arg scale=0.5 --out op_om.npy --check
+check "op sdpa with a mask and --arg scale=0.5 --check passes, as wgnn sdpa" \
+    eval 'rc_is 0 && out_has "PASS" && cmp -s op_om.npy sdpa_om.npy'
+run op sdpa --in q5.npy --in k9.npy --in v9.npy --arg impl=three-pass --out op_59.npy --check
+check "op sdpa S_q=5 != S_kv=9, --arg impl=three-pass, --check passes" eval 'rc_is 0 && out_has "PASS"'
+run op sdpa --in <(cat q.npy) --in k.npy --in <(cat v.npy) --out op_pipe.npy --check
+check "op sdpa reads inputs from pipes" eval 'rc_is 0 && cmp -s op_pipe.npy sdpa_o.npy'
+# a private link to what /dev/stdout is (see my_stdout below)
+ln -s /proc/self/fd/1 op_stdout
+"$WGNN" op sdpa --in q.npy --in k.npy --in v.npy --out op_stdout --check >op_stdout.npy 2>err.txt
+rc=$?
+check "op sdpa --out /dev/stdout gives the .npy bytes alone, messages on stderr" \
+    eval 'rc_is 0 && cmp -s op_stdout.npy sdpa_o.npy && err_has "PASS" && [ -L op_stdout ]'
+
+run op frob --in q.npy --out o_frob.npy
+check "op with an unknown op exits 2 in one line" \
+    eval 'rc_is 2 && err_has "unknown op \"frob\" (\`wgnn op --list\` lists the ops)" && one_line_err && no_file o_frob.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy --arg bogus=1 --out o_bogus.npy
+check "op with an unknown --arg key exits 2 in one line naming it and the keys" \
+    eval 'rc_is 2 && err_has "unknown argument \"bogus\" (it takes: scale, impl)" && one_line_err && no_file o_bogus.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy --arg scale=abc --out o_badval.npy
+check "op with a bad --arg value exits 1 in one line naming the argument" \
+    eval 'rc_is 1 && err_has "scale=abc: the value is not a number" && one_line_err && no_file o_badval.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy --arg impl=warp --out o_badimpl.npy
+check "op with a choice outside the list exits 1 naming it" eval 'rc_is 1 && err_has "impl=warp" && no_file o_badimpl.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy --arg scale=1 --arg scale=2 --out o_twice.npy
+check "op with a --arg given twice exits 2" eval 'rc_is 2 && err_has "scale given twice" && no_file o_twice.npy'
+run op sdpa --in q.npy --in k.npy --out o_2in.npy
+check "op with too few --in exits 2 naming the counts" \
+    eval 'rc_is 2 && err_has "takes 3 to 4 inputs (q, k, v, \[mask\]); 2 --in given" && one_line_err && no_file o_2in.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy --in mask.npy --in mask.npy --out o_5in.npy
+check "op with too many --in exits 2" eval 'rc_is 2 && err_has "5 --in given" && no_file o_5in.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy --out o_a.npy --out o_b.npy
+check "op with the wrong number of --out exits 2 naming both counts, writes nothing" \
+    eval 'rc_is 2 && err_has "gives 1 output; 2 --out given" && one_line_err && no_file o_a.npy && no_file o_b.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy --out o_same.npy --out o_same.npy
+check "op with one --out path twice exits 2" eval 'rc_is 2 && err_has "given twice" && no_file o_same.npy'
+run op sdpa --in q.npy --in k.npy --in v.npy
+check "op without --out exits 2" eval 'rc_is 2 && err_has "--out"'
+run op sdpa --out o_noin.npy
+check "op without --in exits 2 naming the count" eval 'rc_is 2 && err_has "0 --in given" && no_file o_noin.npy'
+run bench op sdpa
+check "bench op without --in-shape exits 2 naming the count" eval 'rc_is 2 && err_has "0 --in-shape given"'
+run op sdpa --in q.npy --in k.npy --in v.npy --in badmask.npy --out o_badmask_op.npy
+check "op sdpa with a mismatched mask exits 1 in one line, writes nothing" \
+    eval 'rc_is 1 && err_has "mask is \[1,2,8,9\] but must be" && one_line_err && no_file o_badmask_op.npy'
+run op sdpa --in d6.npy --in d6.npy --in d6.npy --out o_d6_op.npy
+check "op sdpa D=6 exits 1 with 'multiple of 4'" eval 'rc_is 1 && err_has "multiple of 4" && no_file o_d6_op.npy'
+run op sdpa --in q.npy --in missing_k.npy --in v.npy --out o_missing_op.npy
+check "op with a missing input names the path" eval 'rc_is 1 && err_has "missing_k.npy" && no_file o_missing_op.npy'
+mkdir -p outdir
+run op sdpa --in q.npy --in k.npy --in v.npy --out outdir
+check "op --out onto a directory fails, writes nothing" eval 'rc_is 1 && err_has "outdir is a directory" && [ -d outdir ]'
+
+# float16 inputs: written by python3 (standard library) when it is there
+have_py=0
+command -v python3 >/dev/null 2>&1 && have_py=1
+# write_f16 FILE D0,D1,... SEED: a float16 .npy of values in [-1, 1)
+write_f16() {
+    python3 - "$@" <<'PY'
+import random, struct, sys
+path, dims, seed = sys.argv[1], [int(x) for x in sys.argv[2].split(",")], int(sys.argv[3])
+n = 1
+for d in dims: n *= d
+shape = "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+text = "{'descr': '<f2', 'fortran_order': False, 'shape': %s, }" % shape
+pad = (64 - (10 + len(text) + 1) % 64) % 64
+rng = random.Random(seed)
+with open(path, "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text) + 1 + pad) + text.encode() + b" " * pad + b"\n")
+    f.write(struct.pack("<%de" % n, *[rng.uniform(-1, 1) for _ in range(n)]))
+PY
+}
+if [ "$have_py" -eq 1 ]; then
+    write_f16 qh.npy 1,2,8,16 1 && write_f16 kh.npy 1,2,12,16 2 && write_f16 vh.npy 1,2,12,16 3
+    "$WGNN" sdpa --q qh.npy --k kh.npy --v vh.npy --out sdpa_oh.npy >/dev/null 2>&1
+    run op sdpa --in qh.npy --in kh.npy --in vh.npy --out op_oh.npy --check
+    check "op sdpa float16 --check passes (lavapipe has shader-f16), as wgnn sdpa" \
+        eval 'rc_is 0 && out_has "float16 \[1,2,8,16\]" && out_has "PASS" && cmp -s op_oh.npy sdpa_oh.npy'
+    run op sdpa --in qh.npy --in k.npy --in v.npy --out o_mixed.npy
+    check "op sdpa float16 q with float32 k exits 1 in one line, writes nothing" \
+        eval 'rc_is 1 && err_has "q is float16 but k is float32" && one_line_err && no_file o_mixed.npy'
+else
+    echo "ok - op sdpa float16 # skip python3 is missing"
+fi
+
 # --- inputs that are not regular files -------------------------------------------
 run sdpa --q /dev/zero --k k.npy --v v.npy --out o_zero.npy
 check "sdpa --q /dev/zero says it is not a regular file (character device)" \
@@ -151,6 +265,9 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 check "sdpa refuses a wrong-shaped 1 GiB input from its header (${ms} ms, max RSS ${rss_kib} KiB)" \
     eval 'rc_is 1 && err_has "k \[1,2,8,16\] and v \[1,2,16384,8192\] must have the same dims" &&
           [ "$rss_kib" -lt 400000 ] && [ "$ms" -lt 5000 ] && no_file o_big.npy'
+run op sdpa --in q.npy --in k.npy --in big_v.npy --out o_big_op.npy
+check "op sdpa refuses the wrong-shaped 1 GiB input from its header" \
+    eval 'rc_is 1 && err_has "must have the same dims" && one_line_err && no_file o_big_op.npy'
 rm -f big_v.npy
 # a small file whose header says [1,1,1,6]: D=6, refused before the data is read
 write_npy_header d6h.npy "(1, 1, 1, 6)"
@@ -174,6 +291,9 @@ if mknod full c 1 7 2>/dev/null; then
               [ -c full ] && no_temp full'
     run sdpa --q q.npy --k k.npy --v v.npy --out full
     check "sdpa --out onto a /dev/full node fails with ENOSPC and leaves the node a device" \
+        eval 'rc_is 1 && err_has "No space left on device" && [ -c full ] && no_temp full'
+    run op sdpa --in q.npy --in k.npy --in v.npy --out full
+    check "op --out onto a /dev/full node fails with ENOSPC and leaves the node a device" \
         eval 'rc_is 1 && err_has "No space left on device" && [ -c full ] && no_temp full'
     rm -f full
     mknod null c 1 3
@@ -247,6 +367,20 @@ if ${CC:-cc} -shared -fPIC -o block_rename.so block_rename.c 2>/dev/null; then
         check "SIG$sig while saving removes sig.npy.tmp.PID, then dies of the signal" \
             eval '[ "$had_temp" -eq 1 ] && rc_is "$want" && no_file sig.npy && no_temp sig.npy'
     done
+    # op stages its outputs (op_sig.npy.tmp.XXXXXX, itself saved through a
+    # temporary): SIGTERM while the library renames must remove both.
+    rm -f mark
+    BLOCK_RENAME_MARK=$PWD/mark LD_PRELOAD=$PWD/block_rename.so \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+        "$WGNN" op sdpa --in q.npy --in k.npy --in v.npy --out op_sig.npy >out.txt 2>err.txt &
+    pid=$!
+    for _ in $(seq 200); do [ -e mark ] && break; sleep 0.1; done
+    n_temps=$(ls op_sig.npy.tmp.* 2>/dev/null | wc -l)
+    kill -s TERM "$pid"
+    wait "$pid"
+    rc=$?
+    check "SIGTERM while op saves removes its staged and temporary files ($n_temps of them)" \
+        eval '[ "$n_temps" -eq 2 ] && rc_is 143 && no_file op_sig.npy && no_temp op_sig.npy'
 else
     echo "ok - signals while saving # skip no C compiler for the rename shim"
 fi
@@ -266,6 +400,35 @@ check "bench sdpa error prints a JSON error and exits 1" \
     eval 'rc_is 1 && out_has "\"error\":" && err_has "multiple of 4"'
 run bench sdpa --shape 1,2,3
 check "bench sdpa with a 3-dim shape exits 2" eval 'rc_is 2 && err_has "--shape"'
+
+# --- bench op ---------------------------------------------------------------------
+# is_json: out.txt is one line holding one JSON object with the keys given
+is_json() {
+    [ "$have_py" -eq 1 ] || { out_has "^{.*}$"; return; }
+    [ "$(wc -l <out.txt)" -eq 1 ] &&
+        python3 -c 'import json,sys; d=json.loads(open("out.txt").read()); sys.exit(0 if all(k in d for k in sys.argv[1:]) else 1)' "$@"
+}
+s3="--in-shape f32:1,2,16,8 --in-shape f32:1,2,16,8 --in-shape f32:1,2,16,8"
+run bench op sdpa $s3 --iters 2 --json
+check "bench op sdpa --json prints one JSON object (median_ms, bytes, gbps)" \
+    eval 'rc_is 0 && is_json median_ms min_ms max_ms bytes gbps timer adapter && out_has "\"bytes\":4096,"'
+run bench op sdpa $s3 --in-shape 'f32:1,2,16,16{-1,0}' --arg scale=0.5 --iters 2 --warmup 1 --flops 16384 --check --json
+check "bench op sdpa with a mask, --arg, --flops and --check passes" \
+    eval 'rc_is 0 && is_json tflops max_abs_err check && out_has "\"check\":\"PASS\""'
+run bench op sdpa --in-shape f16:1,2,16,8 --in-shape f16:1,2,24,8 --in-shape f16:1,2,24,8 --iters 1 --check
+check "bench op sdpa float16 --check passes" eval 'rc_is 0 && out_has "float16" && out_has "GB/s" && out_has "check=PASS"'
+run bench op sdpa --in-shape f32:1,2,16,6 --in-shape f32:1,2,16,6 --in-shape f32:1,2,16,6 --iters 1 --json
+check "bench op sdpa refused by the op prints a JSON error and exits 1" \
+    eval 'rc_is 1 && is_json error && err_has "multiple of 4"'
+run bench op frob --in-shape f32:4
+check "bench op on an unknown op exits 2 in one line" \
+    eval 'rc_is 2 && err_has "unknown op \"frob\"" && one_line_err'
+run bench op sdpa --in-shape f64:4 --in-shape f32:4 --in-shape f32:4
+check "bench op with a bad --in-shape exits 2 naming it" eval 'rc_is 2 && err_has "bad --in-shape .f64:4."'
+run bench op sdpa $s3 --arg nope=1
+check "bench op with an unknown --arg key exits 2" eval 'rc_is 2 && err_has "unknown argument \"nope\""'
+run bench op sdpa $s3 --flops -5
+check "bench op --flops must be a number > 0" eval 'rc_is 2 && err_has "--flops"'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
