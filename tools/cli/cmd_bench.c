@@ -22,7 +22,7 @@ const char k_usage_bench[] =
     "  --json          print one JSON object on one line (with \"error\" on failure)\n"
     "  --check         compare the last output with the CPU reference (O(S^2 D) on the CPU);\n"
     "                  exit 3 on mismatch\n"
-    "  --f16           float16 q, k, v and out (fused only; needs shader-f16)\n";
+    "  --f16           float16 q, k, v and out (fused only; f16 storage, f32 arithmetic)\n";
 
 typedef struct bench_args {
     shape sh; /* B, H, S_q, S_kv, D */
