@@ -2,12 +2,14 @@
  * validation, routing, plans.
  *
  * Two implementations share one validation:
- *   three-pass  sdpa_qk (or sdpa_qk_entry) -> sdpa_softmax -> sdpa_av, with two
+ *   three-pass  sdpa_qk (or sdpa_qk_entry) -> row softmax (reduce_rows, the
+ *               norm family's kernel) -> sdpa_av, with two
  *               B*H*S_q*S_kv fp32 scratch buffers, chunked over batch*heads
  *               where they would pass the device's buffer limits;
  *   fused       sdpa_fused, one dispatch, online softmax, no score buffer,
  *               split over heads where a tensor passes one storage binding.
  */
+#include "norm.h"
 #include "op.h"
 
 #include <math.h>
@@ -21,7 +23,6 @@
     X(S, u32, n_rows)   /* query rows in this chunk */                                               \
     X(S, u32, s_q) X(S, u32, s_kv) X(S, u32, d4) X(S, f32, scale) X(S, u32, has_mask)
 #define AV_PARAMS(X, S) X(S, u32, row_base) X(S, u32, n_rows) X(S, u32, s_q) X(S, u32, s_kv) X(S, u32, d4)
-#define SOFTMAX_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, n_cols)
 #define FUSED_PARAMS(X, S)                                                                           \
     X(S, u32, n_groups) /* workgroups: n_split * B*H * n_qtiles (2-D fold) */                        \
     X(S, u32, n_qtiles) /* ceil(S_q / BR) */                                                         \
@@ -32,12 +33,10 @@
 #define REDUCE_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split)
 WGNN__PARAMS_STRUCT(qk_params, QK_PARAMS);
 WGNN__PARAMS_STRUCT(av_params, AV_PARAMS);
-WGNN__PARAMS_STRUCT(softmax_params, SOFTMAX_PARAMS);
 WGNN__PARAMS_STRUCT(fused_params, FUSED_PARAMS);
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
 WGNN__PARAMS_CHECK(qk_params, QK_PARAMS)
 WGNN__PARAMS_CHECK(av_params, AV_PARAMS)
-WGNN__PARAMS_CHECK(softmax_params, SOFTMAX_PARAMS)
 WGNN__PARAMS_CHECK(fused_params, FUSED_PARAMS)
 WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
 
@@ -409,9 +408,8 @@ static wgnn_status plan_three_pass(wgnn_context *ctx, const sdpa_shape *sh, cons
     uint32_t d4 = (uint32_t)(sh->d / 4);
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
-    const wgnn__pipe *p_qk, *p_sm, *p_av;
+    const wgnn__pipe *p_qk, *p_av;
     s = wgnn__pipeline(ctx, per_entry ? "sdpa_qk_entry" : "sdpa_qk", WGNN__PARAMS_WGSL(QK_PARAMS), wgc, 1, &p_qk);
-    if (s == WGNN_OK) s = wgnn__pipeline(ctx, "sdpa_softmax", WGNN__PARAMS_WGSL(SOFTMAX_PARAMS), NULL, 0, &p_sm);
     if (s == WGNN_OK) s = wgnn__pipeline(ctx, "sdpa_av", WGNN__PARAMS_WGSL(AV_PARAMS), wgc, 1, &p_av);
     if (s != WGNN_OK) return s;
     int scores = wgnn__plan_scratch(p, chunk_bh * per_bh), probs = wgnn__plan_scratch(p, chunk_bh * per_bh);
@@ -422,12 +420,10 @@ static wgnn_status plan_three_pass(wgnn_context *ctx, const sdpa_shape *sh, cons
         uint32_t rows = (uint32_t)(nbh * sh->s_q);
         qk_params qp = {(uint32_t)(bh0 * sh->s_q), rows, (uint32_t)sh->s_q, (uint32_t)sh->s_kv, d4,
                         (float)sh->scale, m ? 1u : 0u};
-        softmax_params sp = {rows, (uint32_t)sh->s_kv};
         av_params ap = {(uint32_t)(bh0 * sh->s_q), rows, (uint32_t)sh->s_q, (uint32_t)sh->s_kv, d4};
-        uint32_t qx, qy, sx, sy, ax, ay;
+        uint32_t qx, qy, ax, ay;
         uint64_t qk_items = per_entry ? (uint64_t)rows * sh->s_kv : rows;
         s = wgnn__compute_2d_workgroup_count(ctx, (qk_items + wg - 1) / wg, maxd, "sdpa qk", &qx, &qy);
-        if (s == WGNN_OK) s = wgnn__compute_2d_workgroup_count(ctx, rows, maxd, "sdpa softmax", &sx, &sy);
         if (s == WGNN_OK)
             s = wgnn__compute_2d_workgroup_count(ctx, ((uint64_t)rows * d4 + wg - 1) / wg, maxd, "sdpa av", &ax, &ay);
         if (s != WGNN_OK) return s;
@@ -437,9 +433,10 @@ static wgnn_status plan_three_pass(wgnn_context *ctx, const sdpa_shape *sh, cons
         wgnn__plan_bind(d, k->buf, 0, 0);
         wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, m ? m->buf : NULL, false), 0, 0);
         wgnn__plan_bind_scratch(d, (uint32_t)scores, 0, 0);
-        if (!(d = wgnn__plan_add(ctx, p, p_sm, &sp, sizeof sp, sx, sy, 1))) return WGNN_ERR_OUT_OF_MEMORY;
-        wgnn__plan_bind_scratch(d, (uint32_t)scores, 0, 0);
-        wgnn__plan_bind_scratch(d, (uint32_t)probs, 0, 0);
+        /* the op suite's row softmax; a row masked everywhere gives zeros */
+        s = wgnn__softmax_rows(ctx, p, rows, sh->s_kv, 0.0f, (wgnn__binding){NULL, 0, 0, (uint32_t)scores + 1},
+                               (wgnn__binding){NULL, 0, 0, (uint32_t)probs + 1});
+        if (s != WGNN_OK) return s;
         if (!(d = wgnn__plan_add(ctx, p, p_av, &ap, sizeof ap, ax, ay, 1))) return WGNN_ERR_OUT_OF_MEMORY;
         wgnn__plan_bind_scratch(d, (uint32_t)probs, 0, 0);
         wgnn__plan_bind(d, v->buf, 0, 0);
