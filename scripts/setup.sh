@@ -2,8 +2,8 @@
 # scripts/setup.sh: everything wgnn needs before `cmake` can run.
 #
 #   - build tools (cmake >= 3.21, make, gcc, npm; with --with-fuzz also clang
-#     and its libFuzzer runtime) and C libraries (libcjson-dev, libstb-dev,
-#     libpcre2-dev), installed with apt only when missing;
+#     and its libFuzzer runtime) and C libraries (libcjson-dev, libstb-dev),
+#     installed with apt only when missing;
 #   - Dawn: libwebgpu_wrapper.so from the npm package bun-webgpu-linux-x64 and
 #     the webgpu.h/dawn headers from Debian's libwebgpu-dawn-dev, both
 #     downloaded (never installed) into deps/dawn/;
@@ -84,11 +84,10 @@ check_tools() {
   command -v gcc   >/dev/null || missing+=(gcc libc6-dev)
   command -v npm   >/dev/null || missing+=(npm)
   command -v dpkg-deb >/dev/null || missing+=(dpkg)
-  # C libraries from Debian's archive: cJSON (config.json, tokenizer.json),
-  # stb_image (PNG/JPEG input), PCRE2 (the tokenizer's pre-tokenizer regex)
+  # C libraries from Debian's archive: cJSON (config.json and other JSON),
+  # stb_image (PNG/JPEG input)
   [ -f /usr/include/cjson/cJSON.h ] || missing+=(libcjson-dev)
   [ -f /usr/include/stb/stb_image.h ] || missing+=(libstb-dev)
-  [ -f /usr/include/pcre2.h ] || missing+=(libpcre2-dev)
   [ "$WITH_FUZZ" = 0 ] || command -v clang >/dev/null || missing+=(clang)
   [ ${#missing[@]} = 0 ] || sys_apt_install "${missing[@]}"
 
