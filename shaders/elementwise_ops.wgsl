@@ -61,9 +61,10 @@ fn f32_to_f16_bits(x: vec4<u32>) -> vec4<u32> {
 
 // ---- float ops (float32 bits in and out) -----------------------------------
 
+#include "common/act"
+
 fn ew_relu(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
-    let x = bitcast<vec4<f32>>(a);
-    return bitcast<vec4<u32>>(select(vec4(0.0), x, !(x <= vec4(0.0)))); // NaN stays NaN
+    return bitcast<vec4<u32>>(act_relu(bitcast<vec4<f32>>(a))); // NaN stays NaN
 }
 
 fn ew_sigmoid(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
@@ -71,39 +72,13 @@ fn ew_sigmoid(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     return bitcast<vec4<u32>>(vec4(1.0) / (vec4(1.0) + exp(-x))); // exp overflow -> 1/inf = 0
 }
 
-// erfc(z) for z >= 0 (Numerical Recipes' erfcc, a Chebyshev fit): relative
-// error under 1.2e-7 in exact arithmetic for every z, ~1e-6 in float32 where
-// exp's argument is large. No cancellation: gelu uses erfc for both signs.
-fn ew_erfc(z: vec4<f32>) -> vec4<f32> {
-    let t = vec4(1.0) / (vec4(1.0) + 0.5 * z);
-    var p = vec4(0.17087277);
-    p = p * t - 0.82215223;
-    p = p * t + 1.48851587;
-    p = p * t - 1.13520398;
-    p = p * t + 0.27886807;
-    p = p * t - 0.18628806;
-    p = p * t + 0.09678418;
-    p = p * t + 0.37409196;
-    p = p * t + 1.00002368;
-    p = p * t - 1.26551223;
-    return t * exp(p - z * z);
-}
-
-// gelu, approximate=none: x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), with
-// 1 + erf(x/sqrt2) = erfc(-x/sqrt2) = 2 - erfc(|x|/sqrt2) for x > 0.
+// gelu (approximate=none and tanh): common/act.wgsl.
 fn ew_gelu(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
-    let x = bitcast<vec4<f32>>(a);
-    let c = ew_erfc(abs(x) * 0.70710678118654752);
-    return bitcast<vec4<u32>>(0.5 * x * select(c, vec4(2.0) - c, x > vec4(0.0)));
+    return bitcast<vec4<u32>>(act_gelu(bitcast<vec4<f32>>(a)));
 }
 
-// gelu, approximate=tanh: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3),
-// as x / (1 + exp(-2u)) (the same function; no tanh overflow, no 1 + tanh
-// cancellation for negative x).
 fn ew_gelu_tanh(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
-    let x = bitcast<vec4<f32>>(a);
-    let u = 0.79788456080286536 * (x + 0.044715 * x * x * x);
-    return bitcast<vec4<u32>>(x / (vec4(1.0) + exp(-2.0 * u)));
+    return bitcast<vec4<u32>>(act_gelu_tanh(bitcast<vec4<f32>>(a)));
 }
 
 fn ew_leaky_relu(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {

@@ -12,92 +12,6 @@
 #include "internal.h"
 #include "ops/norm.h"
 
-typedef struct in_spec {
-    wgnn_desc d;
-    float lo, hi;
-} in_spec;
-
-/* Runs op on random inputs (plus the specials at the given flat indices of
- * input 0) and compares with wgnn_op_ref; NaN must meet NaN. */
-static void run(wgnn_context *ctx, const char *what, const char *op, const in_spec *sp, int n_in,
-                const char *const *args, int n_args, const uint64_t *sp_idx, const float *sp_val, int n_sp,
-                double atol, double rtol) {
-    wgnn_tensor *tin[5] = {0}, *tout = NULL;
-    float *hin[5] = {0}, *ref = NULL, *got = NULL;
-    wgnn_host_tensor hi[5], ho;
-    wgnn_desc dout;
-    int n_out = 0;
-    char err[512] = "";
-    wgnn_desc din[5];
-    for (int i = 0; i < n_in; i++) din[i] = sp[i].d;
-    wgnn_status s = wgnn_op_shapes(op, din, n_in, args, n_args, &dout, 1, &n_out, err, sizeof err);
-    CHECK(s == WGNN_OK, "%s: shapes: %s", what, err);
-    if (s != WGNN_OK) return;
-    int ok = 1;
-    for (int i = 0; i < n_in && ok; i++) {
-        uint64_t n = 1;
-        for (int k = 0; k < sp[i].d.rank; k++) n *= (uint64_t)sp[i].d.dims[k];
-        hin[i] = malloc((size_t)n * 4 + 4);
-        ok = hin[i] != NULL;
-        if (!ok) break;
-        tu_fill(hin[i], (size_t)n, sp[i].lo, sp[i].hi);
-        if (i == 0)
-            for (int k = 0; k < n_sp; k++) hin[0][sp_idx[k]] = sp_val[k];
-        hi[i].desc = sp[i].d;
-        hi[i].data = hin[i];
-        ok = wgnn_tensor_create(ctx, WGNN_F32, sp[i].d.rank, sp[i].d.dims, &tin[i]) == WGNN_OK &&
-             wgnn_tensor_upload(ctx, tin[i], hin[i], (size_t)n * 4) == WGNN_OK;
-    }
-    uint64_t no = 1;
-    for (int k = 0; k < dout.rank; k++) no *= (uint64_t)dout.dims[k];
-    if (ok) {
-        ref = malloc((size_t)no * 4 + 4);
-        got = malloc((size_t)no * 4 + 4);
-        ok = ref && got && wgnn_tensor_create(ctx, WGNN_F32, dout.rank, dout.dims, &tout) == WGNN_OK;
-    }
-    CHECK(ok, "%s: setup: %s", what, wgnn_context_error(ctx));
-    if (ok) {
-        s = wgnn_op(ctx, op, (const wgnn_tensor *const *)tin, n_in, args, n_args, &tout, 1);
-        CHECK(s == WGNN_OK, "%s: %s", what, wgnn_context_error(ctx));
-        ok = s == WGNN_OK;
-    }
-    if (ok) {
-        ho.desc = dout;
-        ho.data = ref;
-        s = wgnn_op_ref(op, hi, n_in, args, n_args, &ho, 1, err, sizeof err);
-        CHECK(s == WGNN_OK, "%s: reference: %s", what, err);
-        ok = s == WGNN_OK && wgnn_tensor_download(ctx, tout, got, (size_t)no * 4) == WGNN_OK;
-    }
-    if (ok) {
-        uint64_t bad = 0, first = 0;
-        for (uint64_t i = 0; i < no; i++) {
-            double g = got[i], w = ref[i];
-            bool same = isnan(w) ? isnan(g) : fabs(g - w) <= atol + rtol * fabs(w);
-            if (!same && bad++ == 0) first = i;
-        }
-        CHECK(bad == 0, "%s: %llu elements differ from the reference, first at %llu: %g, want %g", what,
-              (unsigned long long)bad, (unsigned long long)first, bad ? got[first] : 0.0, bad ? ref[first] : 0.0);
-    }
-    for (int i = 0; i < n_in; i++) {
-        free(hin[i]);
-        wgnn_tensor_destroy(tin[i]);
-    }
-    free(ref);
-    free(got);
-    wgnn_tensor_destroy(tout);
-}
-
-static in_spec f32(int rank, const int64_t *dims, float lo, float hi) {
-    in_spec s;
-    memset(&s, 0, sizeof s);
-    s.d.dtype = WGNN_F32;
-    s.d.rank = rank;
-    for (int i = 0; i < rank; i++) s.d.dims[i] = dims[i];
-    s.lo = lo;
-    s.hi = hi;
-    return s;
-}
-
 /* Rows 0..3 of a [rows, n] softmax (or of its strided twin, dim 0 of
  * [n, rows]): row 0 all -inf, row 1 one +inf, row 2 one NaN, row 3 half -inf. */
 static void softmax_specials(wgnn_context *ctx, const char *what, int64_t rows, int64_t n, bool strided) {
@@ -120,9 +34,9 @@ static void softmax_specials(wgnn_context *ctx, const char *what, int64_t rows, 
     idx[k] = strided ? mid * (uint64_t)rows + 2 : 2 * (uint64_t)n + mid;
     val[k++] = NAN;
     int64_t dims[2] = {strided ? n : rows, strided ? rows : n};
-    in_spec sp = f32(2, dims, -5, 5);
+    tu_in_spec sp = tu_f32(2, dims, -5, 5);
     const char *args[1] = {strided ? "dim=0" : "dim=1"};
-    run(ctx, what, "softmax", &sp, 1, args, 1, idx, val, k, 1e-4, 1e-3);
+    tu_run_op(ctx, what, "softmax", &sp, 1, args, 1, idx, val, k, 1e-4, 1e-3);
 }
 
 static void test_specials(wgnn_context *ctx) {
@@ -205,38 +119,38 @@ static void test_ops(wgnn_context *ctx, const char *tag) {
                                      {4, 33, 7}, {3, 1500, 3}, {12, 3, 2}};
     for (size_t i = 0; i < sizeof sm / sizeof sm[0]; i++) {
         int rank = sm[i][2] > 1 ? 3 : 2;
-        in_spec sp = f32(rank, sm[i], -20, 20);
+        tu_in_spec sp = tu_f32(rank, sm[i], -20, 20);
         snprintf(what, sizeof what, "%s: softmax [%lld,%lld,%lld]", tag, (long long)sm[i][0], (long long)sm[i][1],
                  (long long)sm[i][2]);
-        run(ctx, what, "softmax", &sp, 1, rank == 3 ? a_mid : a_last, 1, NULL, NULL, 0, 1e-4, 1e-3);
+        tu_run_op(ctx, what, "softmax", &sp, 1, rank == 3 ? a_mid : a_last, 1, NULL, NULL, 0, 1e-4, 1e-3);
     }
     static const int64_t ln[][2] = {{5, 3}, {6, 64}, {3, 4097}, {2, 40000}, {300, 12}, {3, 1000}};
     for (size_t i = 0; i < sizeof ln / sizeof ln[0]; i++) {
-        in_spec sp[3] = {f32(2, ln[i], -3, 3), f32(1, &ln[i][1], -2, 2), f32(1, &ln[i][1], -2, 2)};
+        tu_in_spec sp[3] = {tu_f32(2, ln[i], -3, 3), tu_f32(1, &ln[i][1], -2, 2), tu_f32(1, &ln[i][1], -2, 2)};
         char ns[64];
         snprintf(ns, sizeof ns, "normalized_shape=%lld", (long long)ln[i][1]);
         const char *args[1] = {ns};
         snprintf(what, sizeof what, "%s: layer_norm [%lld,%lld]", tag, (long long)ln[i][0], (long long)ln[i][1]);
-        run(ctx, what, "layer_norm", sp, 3, args, 1, NULL, NULL, 0, 1e-4, 1e-3);
+        tu_run_op(ctx, what, "layer_norm", sp, 3, args, 1, NULL, NULL, 0, 1e-4, 1e-3);
     }
     /* sizes that fold on the small grids below too */
     static const int64_t bx[4] = {6, 5, 3, 4}, bc[1] = {5}, bo[3] = {8, 5, 25};
-    in_spec bsp[5] = {f32(4, bx, -3, 3), f32(1, bc, -2, 2), f32(1, bc, -2, 2), f32(1, bc, -1, 1), f32(1, bc, 0.5f, 2)};
+    tu_in_spec bsp[5] = {tu_f32(4, bx, -3, 3), tu_f32(1, bc, -2, 2), tu_f32(1, bc, -2, 2), tu_f32(1, bc, -1, 1), tu_f32(1, bc, 0.5f, 2)};
     snprintf(what, sizeof what, "%s: batch_norm [6,5,3,4]", tag);
-    run(ctx, what, "batch_norm", bsp, 5, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
-    bsp[0] = f32(3, bo, -3, 3);
+    tu_run_op(ctx, what, "batch_norm", bsp, 5, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    bsp[0] = tu_f32(3, bo, -3, 3);
     snprintf(what, sizeof what, "%s: batch_norm [8,5,25]", tag);
-    run(ctx, what, "batch_norm", bsp, 5, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_run_op(ctx, what, "batch_norm", bsp, 5, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
     static const int64_t rx[4] = {5, 3, 7, 40}, rc[4] = {5, 1, 7, 40}, rs[2] = {7, 40}, rx2[3] = {30, 7, 6}, rs2[2] = {7, 6};
-    in_spec r1[3] = {f32(4, rx, -2, 2), f32(4, rc, -1, 1), f32(4, rc, -1, 1)};
+    tu_in_spec r1[3] = {tu_f32(4, rx, -2, 2), tu_f32(4, rc, -1, 1), tu_f32(4, rc, -1, 1)};
     snprintf(what, sizeof what, "%s: rope [5,3,7,40] cos [5,1,7,40]", tag);
-    run(ctx, what, "apply_rotary_emb_hf", r1, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
-    in_spec r2[3] = {f32(4, rx, -2, 2), f32(2, rs, -1, 1), f32(2, rs, -1, 1)};
+    tu_run_op(ctx, what, "apply_rotary_emb_hf", r1, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_in_spec r2[3] = {tu_f32(4, rx, -2, 2), tu_f32(2, rs, -1, 1), tu_f32(2, rs, -1, 1)};
     snprintf(what, sizeof what, "%s: rope [5,3,7,40] cos [7,40]", tag);
-    run(ctx, what, "apply_rotary_emb_hf", r2, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
-    in_spec r3[3] = {f32(3, rx2, -2, 2), f32(2, rs2, -1, 1), f32(2, rs2, -1, 1)};
+    tu_run_op(ctx, what, "apply_rotary_emb_hf", r2, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_in_spec r3[3] = {tu_f32(3, rx2, -2, 2), tu_f32(2, rs2, -1, 1), tu_f32(2, rs2, -1, 1)};
     snprintf(what, sizeof what, "%s: rope [30,7,6] cos [7,6]", tag);
-    run(ctx, what, "apply_rotary_emb_hf", r3, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_run_op(ctx, what, "apply_rotary_emb_hf", r3, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
 }
 
 /* Shapes past a 4 KiB binding, split at 256-byte offsets (each op's
@@ -244,27 +158,27 @@ static void test_ops(wgnn_context *ctx, const char *tag) {
 static void test_chunks(wgnn_context *ctx) {
     const char *a_last[1] = {"dim=-1"}, *a_mid[1] = {"dim=1"};
     static const int64_t s1[2] = {300, 12}, s2[2] = {40, 64}, s3[2] = {300, 9}, s4[3] = {200, 3, 4};
-    in_spec sp = f32(2, s1, -9, 9);
-    run(ctx, "chunks: softmax [300,12]", "softmax", &sp, 1, a_last, 1, NULL, NULL, 0, 1e-4, 1e-3);
-    sp = f32(2, s2, -9, 9);
-    run(ctx, "chunks: softmax [40,64]", "softmax", &sp, 1, a_last, 1, NULL, NULL, 0, 1e-4, 1e-3);
-    sp = f32(2, s3, -9, 9);
-    run(ctx, "chunks: softmax [300,9]", "softmax", &sp, 1, a_last, 1, NULL, NULL, 0, 1e-4, 1e-3);
-    sp = f32(3, s4, -9, 9);
-    run(ctx, "chunks: softmax [200,3,4] dim=1", "softmax", &sp, 1, a_mid, 1, NULL, NULL, 0, 1e-4, 1e-3);
-    in_spec l1[3] = {f32(2, s2, -3, 3), f32(1, &s2[1], -2, 2), f32(1, &s2[1], -2, 2)};
+    tu_in_spec sp = tu_f32(2, s1, -9, 9);
+    tu_run_op(ctx, "chunks: softmax [300,12]", "softmax", &sp, 1, a_last, 1, NULL, NULL, 0, 1e-4, 1e-3);
+    sp = tu_f32(2, s2, -9, 9);
+    tu_run_op(ctx, "chunks: softmax [40,64]", "softmax", &sp, 1, a_last, 1, NULL, NULL, 0, 1e-4, 1e-3);
+    sp = tu_f32(2, s3, -9, 9);
+    tu_run_op(ctx, "chunks: softmax [300,9]", "softmax", &sp, 1, a_last, 1, NULL, NULL, 0, 1e-4, 1e-3);
+    sp = tu_f32(3, s4, -9, 9);
+    tu_run_op(ctx, "chunks: softmax [200,3,4] dim=1", "softmax", &sp, 1, a_mid, 1, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_in_spec l1[3] = {tu_f32(2, s2, -3, 3), tu_f32(1, &s2[1], -2, 2), tu_f32(1, &s2[1], -2, 2)};
     const char *n64[1] = {"normalized_shape=64"}, *n9[1] = {"normalized_shape=9"};
-    run(ctx, "chunks: layer_norm [40,64]", "layer_norm", l1, 3, n64, 1, NULL, NULL, 0, 1e-4, 1e-3);
-    in_spec l2[2] = {f32(2, s3, -3, 3), f32(1, &s3[1], -2, 2)};
-    run(ctx, "chunks: layer_norm [300,9]", "layer_norm", l2, 2, n9, 1, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_run_op(ctx, "chunks: layer_norm [40,64]", "layer_norm", l1, 3, n64, 1, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_in_spec l2[2] = {tu_f32(2, s3, -3, 3), tu_f32(1, &s3[1], -2, 2)};
+    tu_run_op(ctx, "chunks: layer_norm [300,9]", "layer_norm", l2, 2, n9, 1, NULL, NULL, 0, 1e-4, 1e-3);
     static const int64_t bx[4] = {40, 5, 3, 4}, bc[1] = {5};
-    in_spec b[5] = {f32(4, bx, -3, 3), f32(1, bc, -2, 2), f32(1, bc, -2, 2), f32(1, bc, -1, 1), f32(1, bc, 0.5f, 2)};
-    run(ctx, "chunks: batch_norm [40,5,3,4]", "batch_norm", b, 5, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_in_spec b[5] = {tu_f32(4, bx, -3, 3), tu_f32(1, bc, -2, 2), tu_f32(1, bc, -2, 2), tu_f32(1, bc, -1, 1), tu_f32(1, bc, 0.5f, 2)};
+    tu_run_op(ctx, "chunks: batch_norm [40,5,3,4]", "batch_norm", b, 5, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
     static const int64_t rx[4] = {50, 3, 7, 16}, rc[2] = {7, 16}, rx2[4] = {20, 2, 4, 16}, rc2[4] = {20, 1, 4, 16};
-    in_spec r1[3] = {f32(4, rx, -2, 2), f32(2, rc, -1, 1), f32(2, rc, -1, 1)};
-    run(ctx, "chunks: rope [50,3,7,16] cos [7,16]", "apply_rotary_emb_hf", r1, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
-    in_spec r2[3] = {f32(4, rx2, -2, 2), f32(4, rc2, -1, 1), f32(4, rc2, -1, 1)};
-    run(ctx, "chunks: rope [20,2,4,16] cos [20,1,4,16]", "apply_rotary_emb_hf", r2, 3, NULL, 0, NULL, NULL, 0, 1e-4,
+    tu_in_spec r1[3] = {tu_f32(4, rx, -2, 2), tu_f32(2, rc, -1, 1), tu_f32(2, rc, -1, 1)};
+    tu_run_op(ctx, "chunks: rope [50,3,7,16] cos [7,16]", "apply_rotary_emb_hf", r1, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    tu_in_spec r2[3] = {tu_f32(4, rx2, -2, 2), tu_f32(4, rc2, -1, 1), tu_f32(4, rc2, -1, 1)};
+    tu_run_op(ctx, "chunks: rope [20,2,4,16] cos [20,1,4,16]", "apply_rotary_emb_hf", r2, 3, NULL, 0, NULL, NULL, 0, 1e-4,
         1e-3);
 }
 

@@ -5,6 +5,7 @@
 #include "wgnn.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,4 +68,92 @@ static inline wgnn_context *tu_context(void) {
     }
     return ctx;
 }
+/* ---- one op on the GPU against wgnn_op_ref (float32 inputs) -------------- */
+
+typedef struct tu_in_spec {
+    wgnn_desc d;
+    float lo, hi;
+} tu_in_spec;
+
+/* Runs op on random inputs (plus the specials at the given flat indices of
+ * input 0) and compares with wgnn_op_ref; NaN must meet NaN. */
+static inline void tu_run_op(wgnn_context *ctx, const char *what, const char *op, const tu_in_spec *sp, int n_in,
+                const char *const *args, int n_args, const uint64_t *sp_idx, const float *sp_val, int n_sp,
+                double atol, double rtol) {
+    wgnn_tensor *tin[5] = {0}, *tout = NULL;
+    float *hin[5] = {0}, *ref = NULL, *got = NULL;
+    wgnn_host_tensor hi[5], ho;
+    wgnn_desc dout;
+    int n_out = 0;
+    char err[512] = "";
+    wgnn_desc din[5];
+    for (int i = 0; i < n_in; i++) din[i] = sp[i].d;
+    wgnn_status s = wgnn_op_shapes(op, din, n_in, args, n_args, &dout, 1, &n_out, err, sizeof err);
+    CHECK(s == WGNN_OK, "%s: shapes: %s", what, err);
+    if (s != WGNN_OK) return;
+    int ok = 1;
+    for (int i = 0; i < n_in && ok; i++) {
+        uint64_t n = 1;
+        for (int k = 0; k < sp[i].d.rank; k++) n *= (uint64_t)sp[i].d.dims[k];
+        hin[i] = malloc((size_t)n * 4 + 4);
+        ok = hin[i] != NULL;
+        if (!ok) break;
+        tu_fill(hin[i], (size_t)n, sp[i].lo, sp[i].hi);
+        if (i == 0)
+            for (int k = 0; k < n_sp; k++) hin[0][sp_idx[k]] = sp_val[k];
+        hi[i].desc = sp[i].d;
+        hi[i].data = hin[i];
+        ok = wgnn_tensor_create(ctx, WGNN_F32, sp[i].d.rank, sp[i].d.dims, &tin[i]) == WGNN_OK &&
+             wgnn_tensor_upload(ctx, tin[i], hin[i], (size_t)n * 4) == WGNN_OK;
+    }
+    uint64_t no = 1;
+    for (int k = 0; k < dout.rank; k++) no *= (uint64_t)dout.dims[k];
+    if (ok) {
+        ref = malloc((size_t)no * 4 + 4);
+        got = malloc((size_t)no * 4 + 4);
+        ok = ref && got && wgnn_tensor_create(ctx, WGNN_F32, dout.rank, dout.dims, &tout) == WGNN_OK;
+    }
+    CHECK(ok, "%s: setup: %s", what, wgnn_context_error(ctx));
+    if (ok) {
+        s = wgnn_op(ctx, op, (const wgnn_tensor *const *)tin, n_in, args, n_args, &tout, 1);
+        CHECK(s == WGNN_OK, "%s: %s", what, wgnn_context_error(ctx));
+        ok = s == WGNN_OK;
+    }
+    if (ok) {
+        ho.desc = dout;
+        ho.data = ref;
+        s = wgnn_op_ref(op, hi, n_in, args, n_args, &ho, 1, err, sizeof err);
+        CHECK(s == WGNN_OK, "%s: reference: %s", what, err);
+        ok = s == WGNN_OK && wgnn_tensor_download(ctx, tout, got, (size_t)no * 4) == WGNN_OK;
+    }
+    if (ok) {
+        uint64_t bad = 0, first = 0;
+        for (uint64_t i = 0; i < no; i++) {
+            double g = got[i], w = ref[i];
+            bool same = isnan(w) ? isnan(g) : fabs(g - w) <= atol + rtol * fabs(w);
+            if (!same && bad++ == 0) first = i;
+        }
+        CHECK(bad == 0, "%s: %llu elements differ from the reference, first at %llu: %g, want %g", what,
+              (unsigned long long)bad, (unsigned long long)first, bad ? got[first] : 0.0, bad ? ref[first] : 0.0);
+    }
+    for (int i = 0; i < n_in; i++) {
+        free(hin[i]);
+        wgnn_tensor_destroy(tin[i]);
+    }
+    free(ref);
+    free(got);
+    wgnn_tensor_destroy(tout);
+}
+
+static inline tu_in_spec tu_f32(int rank, const int64_t *dims, float lo, float hi) {
+    tu_in_spec s;
+    memset(&s, 0, sizeof s);
+    s.d.dtype = WGNN_F32;
+    s.d.rank = rank;
+    for (int i = 0; i < rank; i++) s.d.dims[i] = dims[i];
+    s.lo = lo;
+    s.hi = hi;
+    return s;
+}
+
 #endif

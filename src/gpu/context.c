@@ -367,6 +367,13 @@ static void read_knobs(wgnn__knobs *k) {
     }
     env = getenv("WGNN_FUSED_SPLIT");
     if (env && atoi(env) > 0) k->fused_split = (uint32_t)atoi(env);
+    env = getenv("WGNN_GEMM_TILE");
+    uint32_t g[5] = {0, 0, 0, 0, 8};
+    if (env && sscanf(env, "%ux%ux%ux%ux%u", &g[0], &g[1], &g[2], &g[3], &g[4]) >= 4 && g[0] && g[1] &&
+        g[0] * g[1] <= 1024 && (g[2] == 4 || g[2] == 8) && (g[3] == 4 || g[3] == 8) && g[4] >= 1 && g[4] <= 32 &&
+        (g[1] * g[2] * g[4]) % (g[0] * g[1]) == 0 &&
+        (g[0] * g[3] * g[4]) % (g[0] * g[1]) == 0) /* whole A and B loads per thread */
+        memcpy(k->gemm_tile, g, sizeof g);
 }
 
 wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context **out) {

@@ -1,0 +1,45 @@
+// common/act.wgsl - activation functions on vec4<f32>, shared by the
+// elementwise kernels (elementwise_ops.wgsl) and the GEMM epilogue
+// (gemm.wgsl): `#include "common/act"`.
+
+// erfc(z) for z >= 0 (Numerical Recipes' erfcc, a Chebyshev fit): relative
+// error under 1.2e-7 in exact arithmetic for every z, ~1e-6 in float32 where
+// exp's argument is large. No cancellation: gelu uses erfc for both signs.
+fn act_erfc(z: vec4<f32>) -> vec4<f32> {
+    let t = vec4(1.0) / (vec4(1.0) + 0.5 * z);
+    var p = vec4(0.17087277);
+    p = p * t - 0.82215223;
+    p = p * t + 1.48851587;
+    p = p * t - 1.13520398;
+    p = p * t + 0.27886807;
+    p = p * t - 0.18628806;
+    p = p * t + 0.09678418;
+    p = p * t + 0.37409196;
+    p = p * t + 1.00002368;
+    p = p * t - 1.26551223;
+    return t * exp(p - z * z);
+}
+
+fn act_relu(x: vec4<f32>) -> vec4<f32> {
+    return select(vec4(0.0), x, !(x <= vec4(0.0))); // NaN stays NaN
+}
+
+// gelu, approximate=none: x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), with
+// 1 + erf(x/sqrt2) = erfc(-x/sqrt2) = 2 - erfc(|x|/sqrt2) for x > 0.
+fn act_gelu(x: vec4<f32>) -> vec4<f32> {
+    let c = act_erfc(abs(x) * 0.70710678118654752);
+    return 0.5 * x * select(c, vec4(2.0) - c, x > vec4(0.0));
+}
+
+// gelu, approximate=tanh: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3),
+// as x / (1 + exp(-2u)) (the same function; no tanh overflow, no 1 + tanh
+// cancellation for negative x).
+fn act_gelu_tanh(x: vec4<f32>) -> vec4<f32> {
+    let u = 0.79788456080286536 * (x + 0.044715 * x * x * x);
+    return x / (vec4(1.0) + exp(-2.0 * u));
+}
+
+// silu: x * sigmoid(x) (exp overflow -> x / inf = -0 for very negative x).
+fn act_silu(x: vec4<f32>) -> vec4<f32> {
+    return x / (vec4(1.0) + exp(-x));
+}

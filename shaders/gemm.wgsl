@@ -1,0 +1,164 @@
+// gemm.wgsl - the shared GEMM (src/ops/gemm.c): for each batch b of the
+// dispatch (workgroup z),
+//   C(i, j) = act(alpha * sum_k A(i, k) B(k, j) + beta * bias(i, j))
+// A(i, k) = A[a_off + b*a_bs + i*lda + k]    (TRANS_A: A[... + k*lda + i])
+// B(k, j) = B[b_off + b*b_bs + k*ldb + j]    (TRANS_B: B[... + j*ldb + k])
+// C(i, j) = C[c_off + b*c_bs + i*ldc + j]
+// bias(i, j) = BIAS[bias_off + b*bias_bs + i*bias_rs + j*bias_cs]
+// (offsets, strides in elements; B_F16: B holds IEEE halves, two per u32,
+// read with unpack2x16float: f16 storage without shader-f16).
+//
+// Register blocking: a workgroup of WX x WY threads computes a BM x BN tile
+// (BM = WY*TM, BN = WX*TN); thread (tx, ty) owns rows ty*TM .. ty*TM+TM-1
+// and the TN/4 column quads (c*WX + tx)*4 for c < TN/4, kept as TM*TN/4
+// vec4 accumulators. Per k step it reads TM/4 vec4 of A (broadcast within a
+// warp: lanes of one ty share them) and TN/4 vec4 of B (consecutive lanes,
+// consecutive quads) from workgroup memory for TM*TN FMAs: rows and columns
+// per thread are what keep workgroup-memory bandwidth below the FMA rate.
+// K runs in BK-deep tiles staged in workgroup memory (A transposed to
+// k-major; rows padded by 4 floats so the transposing stores do not all hit
+// one bank); the next tile's global values are loaded into registers while
+// the current one is multiplied.
+//
+// Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
+// TRANS_A, TRANS_B, B_F16, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu
+// tanh, 4 silu).
+// Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
+// (read_write), 4 bias (f32; a dummy when !HAS_BIAS).
+// Dispatch: (ceil(n / BN), ceil(m / BM), batches).
+
+#include "common/act"
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> A: array<f32>;
+@group(0) @binding(2) var<storage, read> B: array<BT>;
+@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+@group(0) @binding(4) var<storage, read> BIAS: array<f32>;
+
+const NT: u32 = WX * WY;
+const BM: u32 = WY * TM;
+const BN: u32 = WX * TN;
+const SA: u32 = BM + 4u; // floats per k row of AS
+const SB: u32 = BN + 4u;
+const LA: u32 = BM * BK / NT; // A values each thread stages per tile
+const LB: u32 = BN * BK / NT;
+
+var<workgroup> AS: array<vec4<f32>, BK * SA / 4u>;
+var<workgroup> BS: array<vec4<f32>, BK * SB / 4u>;
+
+fn load_b(i: u32) -> f32 {
+    if (B_F16) {
+        return unpack2x16float(u32(B[i >> 1u]))[i & 1u];
+    } else {
+        return f32(B[i]);
+    }
+}
+
+fn act(x: vec4<f32>) -> vec4<f32> {
+    switch (ACT) {
+        case 1u: { return act_relu(x); }
+        case 2u: { return act_gelu(x); }
+        case 3u: { return act_gelu_tanh(x); }
+        case 4u: { return act_silu(x); }
+        default: { return x; }
+    }
+}
+
+@compute @workgroup_size(WX * WY)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+    let tx = tid % WX;
+    let ty = tid / WX;
+    let m0 = wid.y * BM;
+    let n0 = wid.x * BN;
+    let a_base = P.a_off + wid.z * P.a_bs;
+    let b_base = P.b_off + wid.z * P.b_bs;
+
+    var acc: array<vec4<f32>, TM * TN / 4u>;
+    for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = vec4(0.0); }
+    var ra: array<f32, LA>;
+    var rb: array<f32, LB>;
+
+    let tiles = (P.k + BK - 1u) / BK;
+    for (var t = 0u; t <= tiles; t++) {
+        // stage tile t - 1 (loaded last iteration) while tile t loads
+        if (t > 0u) {
+            workgroupBarrier();
+            for (var l = 0u; l < LA; l++) {
+                let e = tid + l * NT;
+                var r: u32; var kk: u32;
+                if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
+                AS[(kk * SA + r) / 4u][r % 4u] = ra[l];
+            }
+            for (var l = 0u; l < LB; l++) {
+                let e = tid + l * NT;
+                var c: u32; var kk: u32;
+                if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
+                BS[(kk * SB + c) / 4u][c % 4u] = rb[l];
+            }
+            workgroupBarrier();
+        }
+        if (t < tiles) {
+            let k0 = t * BK;
+            for (var l = 0u; l < LA; l++) {
+                let e = tid + l * NT;
+                var r: u32; var kk: u32;
+                if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
+                let i = m0 + r;
+                let k = k0 + kk;
+                var v = 0.0;
+                if (i < P.m && k < P.k) {
+                    if (TRANS_A) { v = A[a_base + k * P.lda + i]; } else { v = A[a_base + i * P.lda + k]; }
+                }
+                ra[l] = v;
+            }
+            for (var l = 0u; l < LB; l++) {
+                let e = tid + l * NT;
+                var c: u32; var kk: u32;
+                if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
+                let j = n0 + c;
+                let k = k0 + kk;
+                var v = 0.0;
+                if (j < P.n && k < P.k) {
+                    if (TRANS_B) { v = load_b(b_base + j * P.ldb + k); } else { v = load_b(b_base + k * P.ldb + j); }
+                }
+                rb[l] = v;
+            }
+        }
+        if (t > 0u) {
+            for (var kk = 0u; kk < BK; kk++) {
+                var a: array<vec4<f32>, TM / 4u>;
+                var b: array<vec4<f32>, TN / 4u>;
+                for (var r4 = 0u; r4 < TM / 4u; r4++) { a[r4] = AS[kk * (SA / 4u) + ty * (TM / 4u) + r4]; }
+                for (var c = 0u; c < TN / 4u; c++) { b[c] = BS[kk * (SB / 4u) + c * WX + tx]; }
+                for (var r = 0u; r < TM; r++) {
+                    let av = vec4(a[r / 4u][r % 4u]);
+                    for (var c = 0u; c < TN / 4u; c++) {
+                        acc[r * (TN / 4u) + c] = fma(av, b[c], acc[r * (TN / 4u) + c]);
+                    }
+                }
+            }
+        }
+    }
+
+    let c_base = P.c_off + wid.z * P.c_bs;
+    let bias_base = P.bias_off + wid.z * P.bias_bs;
+    for (var r = 0u; r < TM; r++) {
+        let i = m0 + ty * TM + r;
+        if (i >= P.m) { break; }
+        for (var c = 0u; c < TN / 4u; c++) {
+            let j0 = n0 + (c * WX + tx) * 4u;
+            var v = P.alpha * acc[r * (TN / 4u) + c];
+            if (HAS_BIAS) {
+                var bv = vec4(0.0);
+                for (var q = 0u; q < 4u; q++) {
+                    if (j0 + q < P.n) { bv[q] = BIAS[bias_base + i * P.bias_rs + (j0 + q) * P.bias_cs]; }
+                }
+                v += P.beta * bv;
+            }
+            v = act(v);
+            for (var q = 0u; q < 4u; q++) {
+                if (j0 + q < P.n) { C[c_base + i * P.ldc + j0 + q] = v[q]; }
+            }
+        }
+    }
+}

@@ -1,0 +1,524 @@
+/* gemm.c - the shared GEMM (shaders/gemm.wgsl) and the rows that run on it:
+ * mm, bmm, matmul, linear, addmm. conv2d's im2col route calls
+ * wgnn__gemm_plan too (src/ops/conv.c).
+ *
+ * One kernel with variants (prelude consts): the register tile (threads
+ * WX x WY, TM x TN values each, K depth BK), transposes, f16 B storage, a
+ * bias epilogue with any row/column strides (beta * bias, PyTorch's addmm
+ * and linear) and a fused activation. The tile is picked per problem: the
+ * 128 x 128 tile when the problem gives it enough workgroups to fill a
+ * large GPU, else 64 x 64, else 32 x 32. WGNN_GEMM_TILE=WXxWYxTMxTN[xBK]
+ * forces one (benchmarks, docs/PERFORMANCE.md).
+ *
+ * Operands larger than one storage binding are split: over the batch
+ * (binding ranges start at aligned offsets, the remainder goes in the
+ * params), and, for one matrix too large, over rows of A and C. */
+#include "gemm.h"
+
+#include "ref/gemm_ref.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GEMM_PARAMS(X, S)                                                                         \
+    X(S, u32, m) X(S, u32, n) X(S, u32, k) X(S, u32, lda) X(S, u32, ldb) X(S, u32, ldc)           \
+    X(S, u32, a_off) X(S, u32, b_off) X(S, u32, c_off) X(S, u32, bias_off) X(S, u32, a_bs)        \
+    X(S, u32, b_bs) X(S, u32, c_bs) X(S, u32, bias_bs) X(S, u32, bias_rs) X(S, u32, bias_cs)      \
+    X(S, f32, alpha) X(S, f32, beta)
+WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
+WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
+
+typedef struct gemm_tile {
+    uint32_t wx, wy, tm, tn, bk;
+} gemm_tile;
+
+static const gemm_tile k_tiles[] = {
+    {16, 16, 8, 8, 8}, /* 128 x 128 */
+    {16, 16, 4, 4, 8}, /* 64 x 64 */
+    {8, 8, 4, 4, 8},   /* 32 x 32 */
+};
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
+    if (ctx->knobs.gemm_tile[0]) {
+        const uint32_t *t = ctx->knobs.gemm_tile;
+        return (gemm_tile){t[0], t[1], t[2], t[3], t[4]};
+    }
+    uint32_t most = ctx->limits.maxComputeInvocationsPerWorkgroup;
+    for (size_t i = 0; i < sizeof k_tiles / sizeof k_tiles[0]; i++) {
+        const gemm_tile *t = &k_tiles[i];
+        if (t->wx * t->wy > most || t->wx > ctx->limits.maxComputeWorkgroupSizeX ||
+            t->wy > ctx->limits.maxComputeWorkgroupSizeY)
+            continue;
+        uint64_t groups = ceil_div(g->m, (uint64_t)t->wy * t->tm) * ceil_div(g->n, (uint64_t)t->wx * t->tn) * g->batch;
+        if (groups >= 512 || i + 1 == sizeof k_tiles / sizeof k_tiles[0]) return *t;
+    }
+    return k_tiles[2];
+}
+
+/* One operand's footprint: elements from its offset that one batch entry
+ * touches (extent), its batch stride, element size. */
+typedef struct span {
+    const wgnn__gemm_operand *o;
+    uint64_t extent, esz;
+} span;
+
+static uint64_t binding_cap(const wgnn_context *ctx) {
+    uint64_t cap = ctx->limits.maxStorageBufferBindingSize;
+    if (cap > 0xFFFFFFFCull) cap = 0xFFFFFFFCull; /* u32 indices in the shader */
+    return cap;
+}
+
+static void bind_range(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t start_bytes, uint64_t bytes) {
+    if (o->buf) wgnn__plan_bind(d, o->buf, start_bytes, bytes);
+    else wgnn__plan_bind_scratch(d, (uint32_t)o->scratch, start_bytes, bytes);
+}
+
+/* Records batches [b0, b0 + cnt) of g, each operand bound from an aligned
+ * offset at or below its first element. */
+static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const gemm_tile *t,
+                          const wgnn__gemm *g, uint32_t b0, uint32_t cnt, const span sp[4], bool has_bias) {
+    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
+    uint64_t start[4], first[4], bytes[4];
+    for (int i = 0; i < 4; i++) {
+        if (i == 3 && !has_bias) continue;
+        uint64_t e0 = sp[i].o->off + (uint64_t)b0 * sp[i].o->bs;
+        start[i] = e0 * sp[i].esz / align * align;
+        first[i] = (e0 * sp[i].esz - start[i]) / sp[i].esz; /* element index inside the binding */
+        bytes[i] = ((first[i] + (uint64_t)(cnt - 1) * sp[i].o->bs + sp[i].extent) * sp[i].esz + 3) & ~3ull;
+    }
+    gemm_params q = {g->m,
+                     g->n,
+                     g->k,
+                     (uint32_t)g->lda,
+                     (uint32_t)g->ldb,
+                     (uint32_t)g->ldc,
+                     (uint32_t)first[0],
+                     (uint32_t)first[1],
+                     (uint32_t)first[2],
+                     has_bias ? (uint32_t)first[3] : 0,
+                     (uint32_t)g->a.bs,
+                     (uint32_t)g->b.bs,
+                     (uint32_t)g->c.bs,
+                     has_bias ? (uint32_t)g->bias.bs : 0,
+                     (uint32_t)g->bias_rs,
+                     (uint32_t)g->bias_cs,
+                     g->alpha,
+                     g->beta};
+    uint64_t gx = ceil_div(g->n, (uint64_t)t->wx * t->tn), gy = ceil_div(g->m, (uint64_t)t->wy * t->tm);
+    uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
+    if (gx > maxd || gy > maxd)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "gemm: a %u x %u output needs %llu x %llu workgroups, past the device's "
+                         "maxComputeWorkgroupsPerDimension (%u)",
+                         g->m, g->n, (unsigned long long)gx, (unsigned long long)gy, maxd);
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, (uint32_t)gx, (uint32_t)gy, cnt);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < 3; i++) bind_range(d, sp[i].o, start[i], bytes[i]);
+    if (has_bias) bind_range(d, sp[3].o, start[3], bytes[3]);
+    else bind_range(d, sp[0].o, start[0], bytes[0]); /* unused: any read-only buffer */
+    return WGNN_OK;
+}
+
+/* g with everything fitting one binding per batch entry. */
+static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const gemm_tile *t,
+                                const wgnn__gemm *g, bool has_bias) {
+    uint64_t cap = binding_cap(ctx);
+    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
+    span sp[4] = {
+        {&g->a, g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k, 4},
+        {&g->b, g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n,
+         g->b_f16 ? 2u : 4u},
+        {&g->c, (uint64_t)(g->m - 1) * g->ldc + g->n, 4},
+        {&g->bias, (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1, 4},
+    };
+    uint64_t per = ctx->limits.maxComputeWorkgroupsPerDimension;
+    if (per > g->batch) per = g->batch;
+    for (int i = 0; i < 4; i++) {
+        if (i == 3 && !has_bias) continue;
+        uint64_t room = cap / sp[i].esz;
+        uint64_t need = sp[i].extent + align / sp[i].esz + 1;
+        if (need > room)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                             "gemm: one %s matrix spans %llu bytes, past the device's maxStorageBufferBindingSize "
+                             "(%llu bytes)",
+                             i == 0 ? "A" : i == 1 ? "B" : i == 2 ? "C" : "bias",
+                             (unsigned long long)(sp[i].extent * sp[i].esz),
+                             (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+        if (sp[i].o->bs) {
+            uint64_t c = (room - need) / sp[i].o->bs + 1;
+            if (c < per) per = c;
+        }
+        /* u32 element indices inside the binding */
+        if ((uint64_t)(per - 1) * sp[i].o->bs + sp[i].extent + align > 0xFFFFFFFFull) per = 1;
+    }
+    for (uint64_t b0 = 0; b0 < g->batch; b0 += per) {
+        uint64_t cnt = g->batch - b0 < per ? g->batch - b0 : per;
+        wgnn_status s = record(ctx, p, pipe, t, g, (uint32_t)b0, (uint32_t)cnt, sp, has_bias);
+        if (s != WGNN_OK) return s;
+    }
+    return WGNN_OK;
+}
+
+wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
+    if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: m, n, k and batch must be >= 1");
+    if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
+        g->bias_cs > 0xFFFFFFFFull)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
+    bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
+    gemm_tile t = pick_tile(ctx, g);
+    char pre[1024];
+    snprintf(pre, sizeof pre,
+             "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
+             "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\nconst B_F16: bool = %s;\n"
+             "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+             WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
+             g->trans_b ? "true" : "false", g->b_f16 ? "true" : "false", g->b_f16 ? "u32" : "f32",
+             has_bias ? "true" : "false", (unsigned)g->act);
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "gemm", pre, NULL, 0, &pipe);
+    if (s != WGNN_OK) return s;
+
+    /* does one batch entry fit a binding (with room to start it at an
+     * aligned offset)? if not, split rows of A and C */
+    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
+    uint64_t room = binding_cap(ctx) / 4, slack = align / 4 + 1;
+    room = room > slack ? room - slack : 0;
+    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k;
+    uint64_t c_ext = (uint64_t)(g->m - 1) * g->ldc + g->n;
+    uint64_t bias_ext = (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
+    uint64_t bias_row = (uint64_t)(g->n - 1) * g->bias_cs + 1;
+    if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room))
+        return plan_batches(ctx, p, pipe, &t, g, has_bias);
+    if (g->trans_a || g->k > room || g->n > room || (has_bias && bias_row > room))
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "gemm: one %s of a %u x %u x %u product passes the device's maxStorageBufferBindingSize "
+                         "(%llu bytes)",
+                         g->trans_a ? "transposed A" : "row", g->m, g->k, g->n,
+                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    uint64_t rows = g->m;
+    if (a_ext > room) rows = (room - g->k) / g->lda + 1;
+    if (c_ext > room && (room - g->n) / g->ldc + 1 < rows) rows = (room - g->n) / g->ldc + 1;
+    if (has_bias && g->bias_rs && bias_ext > room && (room - bias_row) / g->bias_rs + 1 < rows)
+        rows = (room - bias_row) / g->bias_rs + 1;
+    for (uint64_t b = 0; b < g->batch; b++)
+        for (uint64_t r0 = 0; r0 < g->m; r0 += rows) {
+            wgnn__gemm h = *g;
+            h.batch = 1;
+            h.m = (uint32_t)(g->m - r0 < rows ? g->m - r0 : rows);
+            h.a.off = g->a.off + b * g->a.bs + r0 * g->lda;
+            h.b.off = g->b.off + b * g->b.bs;
+            h.c.off = g->c.off + b * g->c.bs + r0 * g->ldc;
+            h.bias.off = g->bias.off + b * g->bias.bs + r0 * g->bias_rs;
+            s = plan_batches(ctx, p, pipe, &t, &h, has_bias);
+            if (s != WGNN_OK) return s;
+        }
+    return WGNN_OK;
+}
+
+/* ---- rows -------------------------------------------------------------------- */
+
+static wgnn__gemm_operand operand(const wgnn_tensor *t) { return (wgnn__gemm_operand){t->buf, -1, 0, 0}; }
+static const wgnn__gemm_operand k_none = {NULL, -1, 0, 0};
+
+static wgnn_status need_dtype(wgnn__node *n, int i, const char *name, bool f16_ok) {
+    wgnn_dtype d = n->in[i].dtype;
+    if (d == WGNN_F32 || (f16_ok && d == WGNN_F16)) return WGNN_OK;
+    return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s is %s; %s takes float32%s", name, wgnn_dtype_name(d),
+                          n->op->info.name, f16_ok ? " (or float16 storage)" : " only");
+}
+
+static wgnn_status rank_err(wgnn__node *n, const char *name, int i, const char *want) {
+    char s[160];
+    wgnn__dims_str(&n->in[i], s, sizeof s);
+    return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s is %s; it must be %s", name, s, want);
+}
+
+static wgnn_status inner_err(wgnn__node *n, const char *what) {
+    char a[160], b[160];
+    wgnn__dims_str(&n->in[0], a, sizeof a);
+    wgnn__dims_str(&n->in[1], b, sizeof b);
+    return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s %s and %s: %s", n->op->info.name, a, b, what);
+}
+
+/* mm */
+static wgnn_status mm_check(wgnn__node *n) {
+    for (int i = 0; i < 2; i++) {
+        wgnn_status s = need_dtype(n, i, i ? "other" : "self", false);
+        if (s != WGNN_OK) return s;
+    }
+    if (n->in[0].rank != 2) return rank_err(n, "self", 0, "[M, K]");
+    if (n->in[1].rank != 2) return rank_err(n, "other", 1, "[K, N]");
+    if (n->in[0].dims[1] != n->in[1].dims[0]) return inner_err(n, "the inner dims (K) differ");
+    n->n_out = 1;
+    n->out[0] = (wgnn_desc){WGNN_F32, 2, {n->in[0].dims[0], n->in[1].dims[1]}};
+    return WGNN_OK;
+}
+
+static wgnn_status dims_u32(wgnn_context *ctx, const char *op, const int64_t *d, int nd) {
+    for (int i = 0; i < nd; i++)
+        if (d[i] > 0xFFFFFFFFll)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT, "%s: a dim of %lld passes 2^32 - 1", op, (long long)d[i]);
+    return WGNN_OK;
+}
+
+static wgnn_status mm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                           wgnn_tensor *const *out, wgnn__plan *p) {
+    int64_t m = in[0]->dims[0], k = in[0]->dims[1], nn = in[1]->dims[1];
+    int64_t d[3] = {m, k, nn};
+    wgnn_status s = dims_u32(ctx, n->op->info.name, d, 3);
+    if (s != WGNN_OK) return s;
+    wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
+                    .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]), .bias = k_none,
+                    .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn, .alpha = 1, .beta = 0};
+    return wgnn__gemm_plan(ctx, p, &g);
+}
+
+/* bmm */
+static wgnn_status bmm_check(wgnn__node *n) {
+    for (int i = 0; i < 2; i++) {
+        wgnn_status s = need_dtype(n, i, i ? "mat2" : "self", false);
+        if (s != WGNN_OK) return s;
+    }
+    if (n->in[0].rank != 3) return rank_err(n, "self", 0, "[B, M, K]");
+    if (n->in[1].rank != 3) return rank_err(n, "mat2", 1, "[B, K, N]");
+    if (n->in[0].dims[0] != n->in[1].dims[0]) return inner_err(n, "the batch dims (B) differ");
+    if (n->in[0].dims[2] != n->in[1].dims[1]) return inner_err(n, "the inner dims (K) differ");
+    n->n_out = 1;
+    n->out[0] = (wgnn_desc){WGNN_F32, 3, {n->in[0].dims[0], n->in[0].dims[1], n->in[1].dims[2]}};
+    return WGNN_OK;
+}
+
+static wgnn_status bmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                            wgnn_tensor *const *out, wgnn__plan *p) {
+    int64_t bt = in[0]->dims[0], m = in[0]->dims[1], k = in[0]->dims[2], nn = in[1]->dims[2];
+    int64_t d[4] = {bt, m, k, nn};
+    wgnn_status s = dims_u32(ctx, n->op->info.name, d, 4);
+    if (s != WGNN_OK) return s;
+    wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = (uint32_t)bt,
+                    .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]), .bias = k_none,
+                    .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn, .alpha = 1, .beta = 0};
+    g.a.bs = (uint64_t)(m * k);
+    g.b.bs = (uint64_t)(k * nn);
+    g.c.bs = (uint64_t)(m * nn);
+    return wgnn__gemm_plan(ctx, p, &g);
+}
+
+/* matmul: torch.matmul's rules (src/ref/gemm_ref.c has the same layout). */
+static wgnn_status matmul_check(wgnn__node *n) {
+    for (int i = 0; i < 2; i++) {
+        wgnn_status s = need_dtype(n, i, i ? "other" : "self", false);
+        if (s != WGNN_OK) return s;
+    }
+    wgnn__matmul_layout l;
+    if (!wgnn__matmul_layout_of(&n->in[0], &n->in[1], &l)) {
+        if (n->in[0].rank == 0 || n->in[1].rank == 0) return inner_err(n, "both arguments need at least 1 dim");
+        if (l.k_a != l.k_b) return inner_err(n, "the inner dims (K) differ");
+        return inner_err(n, "the batch dims do not broadcast");
+    }
+    n->n_out = 1;
+    n->out[0] = l.out;
+    return WGNN_OK;
+}
+
+static wgnn_status matmul_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                               wgnn_tensor *const *out, wgnn__plan *p) {
+    wgnn__matmul_layout l;
+    wgnn__matmul_layout_of(&n->in[0], &n->in[1], &l);
+    int64_t d[3] = {l.m, l.k_a, l.n};
+    wgnn_status s = dims_u32(ctx, n->op->info.name, d, 3);
+    if (s != WGNN_OK) return s;
+    /* collapse batch dims that are contiguous in every operand; the last
+     * collapsed dim runs as the GEMM's batch, the others as a host loop */
+    int nb = 0;
+    int64_t size[WGNN_MAX_RANK], sa[WGNN_MAX_RANK], sb[WGNN_MAX_RANK], sc[WGNN_MAX_RANK];
+    for (int i = 0; i < l.nb; i++) {
+        if (l.bsize[i] == 1) continue;
+        if (nb > 0 && sa[nb - 1] == l.bsa[i] * l.bsize[i] && sb[nb - 1] == l.bsb[i] * l.bsize[i] &&
+            sc[nb - 1] == l.bsc[i] * l.bsize[i]) {
+            size[nb - 1] *= l.bsize[i];
+            sa[nb - 1] = l.bsa[i];
+            sb[nb - 1] = l.bsb[i];
+            sc[nb - 1] = l.bsc[i];
+            continue;
+        }
+        size[nb] = l.bsize[i];
+        sa[nb] = l.bsa[i];
+        sb[nb] = l.bsb[i];
+        sc[nb] = l.bsc[i];
+        nb++;
+    }
+    wgnn__gemm g = {.m = (uint32_t)l.m, .n = (uint32_t)l.n, .k = (uint32_t)l.k_a, .batch = 1,
+                    .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]), .bias = k_none,
+                    .lda = (uint64_t)l.lda, .ldb = (uint64_t)l.ldb, .ldc = (uint64_t)l.n, .alpha = 1, .beta = 0};
+    /* [..., M, K] @ [K, N] with A contiguous: one GEMM of prod(...) * M rows */
+    if (nb == 1 && sb[0] == 0 && sa[0] == l.m * l.k_a && l.m * size[0] <= 0xFFFFFFFFll) {
+        g.m = (uint32_t)(l.m * size[0]);
+        return wgnn__gemm_plan(ctx, p, &g);
+    }
+    if (nb > 0) {
+        if (size[nb - 1] > 0xFFFFFFFFll) return dims_u32(ctx, n->op->info.name, &size[nb - 1], 1);
+        g.batch = (uint32_t)size[nb - 1];
+        g.a.bs = (uint64_t)sa[nb - 1];
+        g.b.bs = (uint64_t)sb[nb - 1];
+        g.c.bs = (uint64_t)sc[nb - 1];
+    }
+    int64_t outer = 1;
+    for (int i = 0; i < nb - 1; i++) outer *= size[i];
+    for (int64_t o = 0; o < outer; o++) {
+        wgnn__gemm h = g;
+        int64_t r = o;
+        for (int i = nb - 2; i >= 0; i--) {
+            int64_t idx = r % size[i];
+            r /= size[i];
+            h.a.off += (uint64_t)(idx * sa[i]);
+            h.b.off += (uint64_t)(idx * sb[i]);
+            h.c.off += (uint64_t)(idx * sc[i]);
+        }
+        s = wgnn__gemm_plan(ctx, p, &h);
+        if (s != WGNN_OK) return s;
+    }
+    return WGNN_OK;
+}
+
+/* linear */
+static wgnn_status linear_check(wgnn__node *n) {
+    wgnn_status s = need_dtype(n, 0, "input", false);
+    if (s == WGNN_OK) s = need_dtype(n, 1, "weight", true);
+    if (s == WGNN_OK && n->n_in > 2) s = need_dtype(n, 2, "bias", false);
+    if (s != WGNN_OK) return s;
+    const wgnn_desc *x = &n->in[0], *w = &n->in[1];
+    if (x->rank < 1) return rank_err(n, "input", 0, "[..., in_features] (rank >= 1)");
+    if (w->rank != 2) return rank_err(n, "weight", 1, "[out_features, in_features]");
+    if (x->dims[x->rank - 1] != w->dims[1]) return inner_err(n, "input's last dim is not weight's in_features (dim 1)");
+    if (n->n_in > 2 && (n->in[2].rank != 1 || n->in[2].dims[0] != w->dims[0])) {
+        char want[64];
+        snprintf(want, sizeof want, "[out_features] = [%lld]", (long long)w->dims[0]);
+        return rank_err(n, "bias", 2, want);
+    }
+    n->n_out = 1;
+    n->out[0] = *x;
+    n->out[0].dims[x->rank - 1] = w->dims[0];
+    return WGNN_OK;
+}
+
+static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                               wgnn_tensor *const *out, wgnn__plan *p) {
+    int64_t k = in[1]->dims[1], nn = in[1]->dims[0], m = (int64_t)(in[0]->numel / (uint64_t)k);
+    int64_t d[3] = {m, k, nn};
+    wgnn_status s = dims_u32(ctx, n->op->info.name, d, 3);
+    if (s != WGNN_OK) return s;
+    wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
+                    .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]),
+                    .bias = n->n_in > 2 ? operand(in[2]) : k_none,
+                    .lda = (uint64_t)k, .ldb = (uint64_t)k, .ldc = (uint64_t)nn, .bias_rs = 0, .bias_cs = 1,
+                    .trans_b = true, .b_f16 = in[1]->dtype == WGNN_F16, .alpha = 1, .beta = 1};
+    return wgnn__gemm_plan(ctx, p, &g);
+}
+
+/* addmm */
+static wgnn_status addmm_check(wgnn__node *n) {
+    static const char *const names[3] = {"self", "mat1", "mat2"};
+    for (int i = 0; i < 3; i++) {
+        wgnn_status s = need_dtype(n, i, names[i], false);
+        if (s != WGNN_OK) return s;
+    }
+    const wgnn_desc *a = &n->in[1], *b = &n->in[2], *c = &n->in[0];
+    if (a->rank != 2) return rank_err(n, "mat1", 1, "[M, K]");
+    if (b->rank != 2) return rank_err(n, "mat2", 2, "[K, N]");
+    if (a->dims[1] != b->dims[0]) {
+        char sa[160], sb[160];
+        wgnn__dims_str(a, sa, sizeof sa);
+        wgnn__dims_str(b, sb, sizeof sb);
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "mat1 %s and mat2 %s: the inner dims (K) differ", sa, sb);
+    }
+    int64_t mn[2] = {a->dims[0], b->dims[1]};
+    bool ok = c->rank <= 2;
+    for (int i = 0; ok && i < c->rank; i++) {
+        int64_t d = c->dims[c->rank - 1 - i], want = mn[1 - i];
+        ok = d == 1 || d == want;
+    }
+    if (!ok) {
+        char want[64];
+        snprintf(want, sizeof want, "broadcastable to [M, N] = [%lld, %lld]", (long long)mn[0], (long long)mn[1]);
+        return rank_err(n, "self", 0, want);
+    }
+    double beta = n->arg[0].f, alpha = n->arg[1].f;
+    if (!isfinite(beta) || !isfinite(alpha))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "beta=%g and alpha=%g must be finite", beta, alpha);
+    n->n_out = 1;
+    n->out[0] = (wgnn_desc){WGNN_F32, 2, {mn[0], mn[1]}};
+    return WGNN_OK;
+}
+
+static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                              wgnn_tensor *const *out, wgnn__plan *p) {
+    int64_t m = in[1]->dims[0], k = in[1]->dims[1], nn = in[2]->dims[1];
+    int64_t d[3] = {m, k, nn};
+    wgnn_status s = dims_u32(ctx, n->op->info.name, d, 3);
+    if (s != WGNN_OK) return s;
+    const wgnn_tensor *c = in[0];
+    /* self's strides over [M, N]: 0 where it broadcasts */
+    int64_t cd[2] = {1, 1};
+    for (int i = 0; i < c->rank; i++) cd[2 - c->rank + i] = c->dims[i];
+    double beta = n->arg[0].f;
+    wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
+                    .a = operand(in[1]), .b = operand(in[2]), .c = operand(out[0]),
+                    .bias = beta != 0 ? operand(c) : k_none, /* beta = 0: self is ignored (NaN too), as PyTorch */
+                    .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn,
+                    .bias_rs = cd[0] == 1 ? 0 : (uint64_t)cd[1], .bias_cs = cd[1] == 1 ? 0 : 1,
+                    .alpha = (float)n->arg[1].f, .beta = (float)beta};
+    return wgnn__gemm_plan(ctx, p, &g);
+}
+
+const wgnn__op wgnn__op_mm = {
+    {"mm", "matrix product self @ other", "self, other", "self [M, K], other [K, N] -> [M, N]; float32", 2, 2, 0,
+     NULL},
+    mm_check,
+    mm_plan,
+    wgnn__ref_mm,
+};
+
+const wgnn__op wgnn__op_bmm = {
+    {"bmm", "batched matrix product", "self, mat2", "self [B, M, K], mat2 [B, K, N] -> [B, M, N]; float32", 2, 2, 0,
+     NULL},
+    bmm_check,
+    bmm_plan,
+    wgnn__ref_bmm,
+};
+
+const wgnn__op wgnn__op_matmul = {
+    {"matmul", "torch.matmul: 1-D operands (dot, vector-matrix), batch dims broadcast as NumPy", "self, other",
+     "self [..., M, K] or [K], other [..., K, N] or [K] -> broadcast batch dims + [M, N] (1-D operands' dims "
+     "dropped); float32",
+     2, 2, 0, NULL},
+    matmul_check,
+    matmul_plan,
+    wgnn__ref_matmul,
+};
+
+const wgnn__op wgnn__op_linear = {
+    {"linear", "nn.Linear: input @ weight^T + bias", "input, weight, [bias]",
+     "input [..., in_features], weight [out_features, in_features] (float32, or float16 storage read as "
+     "float32), bias [out_features] -> [..., out_features]; float32",
+     2, 3, 0, NULL},
+    linear_check,
+    linear_plan,
+    wgnn__ref_linear,
+};
+
+static const wgnn_op_arg_info k_addmm_args[] = {
+    {"beta", "float", "1", "multiplies self; 0 ignores self (NaN and inf in it too)"},
+    {"alpha", "float", "1", "multiplies mat1 @ mat2"},
+};
+
+const wgnn__op wgnn__op_addmm = {
+    {"addmm", "beta * self + alpha * (mat1 @ mat2)", "self, mat1, mat2",
+     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N] -> [M, N]; float32", 3, 3, 2, k_addmm_args},
+    addmm_check,
+    addmm_plan,
+    wgnn__ref_addmm,
+};

@@ -1,0 +1,143 @@
+/* test_gemm.c - what the case table (tests/cases/gemm.inc) cannot say about
+ * the shared GEMM (src/ops/gemm.c):
+ *   - every register tile on the same problems (WGNN_GEMM_TILE's choices,
+ *     set through the context's knobs);
+ *   - splitting over the batch and over rows of A and C at aligned binding
+ *     offsets, made to happen on small tensors by lowering the context's
+ *     copy of the device limits, and the error when a matrix cannot split;
+ *   - the fused activations of the epilogue (wgnn__gemm_plan directly:
+ *     graph builders use them; no aten op has them). */
+#include "testutil.h"
+
+#include "internal.h"
+#include "ops/gemm.h"
+
+static void cases(wgnn_context *ctx, const char *what, bool small_b) {
+    static const int64_t mm[][3] = {{1, 1, 1}, {5, 3, 7}, {33, 17, 31}, {130, 9, 70}, {64, 64, 64}, {200, 20, 129}};
+    char name[160];
+    for (size_t i = 0; i < sizeof mm / sizeof mm[0]; i++) {
+        int64_t a[2] = {mm[i][0], mm[i][1]}, b[2] = {mm[i][1], mm[i][2]};
+        if (small_b && b[0] * b[1] > 900) continue; /* B cannot split */
+        tu_in_spec sp[2] = {tu_f32(2, a, -1, 1), tu_f32(2, b, -1, 1)};
+        snprintf(name, sizeof name, "%s: mm %lldx%lldx%lld", what, (long long)a[0], (long long)a[1], (long long)b[1]);
+        tu_run_op(ctx, name, "mm", sp, 2, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    }
+    int64_t ba[3] = {7, 19, 11}, bb[3] = {7, 11, 23};
+    tu_in_spec bsp[2] = {tu_f32(3, ba, -1, 1), tu_f32(3, bb, -1, 1)};
+    snprintf(name, sizeof name, "%s: bmm", what);
+    tu_run_op(ctx, name, "bmm", bsp, 2, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    int64_t lx[3] = {3, 21, 40}, lw[2] = {20, 40}, lb[1] = {20};
+    tu_in_spec lsp[3] = {tu_f32(3, lx, -1, 1), tu_f32(2, lw, -1, 1), tu_f32(1, lb, -1, 1)};
+    snprintf(name, sizeof name, "%s: linear", what);
+    tu_run_op(ctx, name, "linear", lsp, 3, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    int64_t ma[4] = {2, 1, 13, 6}, mb[3] = {3, 6, 9};
+    tu_in_spec msp[2] = {tu_f32(4, ma, -1, 1), tu_f32(3, mb, -1, 1)};
+    snprintf(name, sizeof name, "%s: matmul broadcast", what);
+    tu_run_op(ctx, name, "matmul", msp, 2, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    int64_t ca[2] = {40, 1}, xa[2] = {40, 12}, xb[2] = {12, 30};
+    tu_in_spec asp[3] = {tu_f32(2, ca, -1, 1), tu_f32(2, xa, -1, 1), tu_f32(2, xb, -1, 1)};
+    const char *args[2] = {"beta=0.5", "alpha=-2"};
+    snprintf(name, sizeof name, "%s: addmm", what);
+    tu_run_op(ctx, name, "addmm", asp, 3, args, 2, NULL, NULL, 0, 1e-4, 1e-3);
+}
+
+/* act(x @ w^T + b) through wgnn__gemm_plan against the host. */
+static double gelu(double x) { return 0.5 * x * (1 + erf(x / sqrt(2.0))); }
+static double gelu_tanh(double x) { return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+
+static void activations(wgnn_context *ctx) {
+    enum { M = 37, K = 24, N = 45 };
+    float a[M * K], w[N * K], b[N], got[M * N];
+    tu_fill(a, M * K, -2, 2);
+    tu_fill(w, N * K, -1, 1);
+    tu_fill(b, N, -1, 1);
+    int64_t da[2] = {M, K}, dw[2] = {N, K}, db[1] = {N}, dc[2] = {M, N};
+    wgnn_tensor *ta = NULL, *tw = NULL, *tb = NULL, *tc = NULL;
+    bool ok = wgnn_tensor_create(ctx, WGNN_F32, 2, da, &ta) == WGNN_OK &&
+              wgnn_tensor_create(ctx, WGNN_F32, 2, dw, &tw) == WGNN_OK &&
+              wgnn_tensor_create(ctx, WGNN_F32, 1, db, &tb) == WGNN_OK &&
+              wgnn_tensor_create(ctx, WGNN_F32, 2, dc, &tc) == WGNN_OK &&
+              wgnn_tensor_upload(ctx, ta, a, sizeof a) == WGNN_OK && wgnn_tensor_upload(ctx, tw, w, sizeof w) == WGNN_OK &&
+              wgnn_tensor_upload(ctx, tb, b, sizeof b) == WGNN_OK;
+    CHECK(ok, "activations: setup: %s", wgnn_context_error(ctx));
+    static const char *const names[] = {"none", "relu", "gelu", "gelu_tanh", "silu"};
+    for (int act = 0; ok && act <= WGNN__ACT_SILU; act++) {
+        wgnn__gemm g = {.m = M, .n = N, .k = K, .batch = 1,
+                        .a = {ta->buf, -1, 0, 0}, .b = {tw->buf, -1, 0, 0}, .c = {tc->buf, -1, 0, 0},
+                        .bias = {tb->buf, -1, 0, 0}, .lda = K, .ldb = K, .ldc = N, .bias_rs = 0, .bias_cs = 1,
+                        .trans_b = true, .alpha = 1, .beta = 1, .act = (wgnn__act)act};
+        wgnn__plan p = {0};
+        p.label = "gemm act";
+        wgnn_status s = wgnn__gemm_plan(ctx, &p, &g);
+        if (s == WGNN_OK) s = wgnn__plan_encode(ctx, &p);
+        wgnn__plan_free(&p);
+        if (s == WGNN_OK) s = wgnn_tensor_download(ctx, tc, got, sizeof got);
+        CHECK(s == WGNN_OK, "activation %s: %s", names[act], wgnn_context_error(ctx));
+        if (s != WGNN_OK) break;
+        int bad = 0;
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                double x = b[j];
+                for (int k = 0; k < K; k++) x += (double)a[i * K + k] * w[j * K + k];
+                double y = act == 1 ? (x > 0 ? x : 0) : act == 2 ? gelu(x) : act == 3 ? gelu_tanh(x)
+                         : act == 4 ? x / (1 + exp(-x)) : x;
+                if (fabs(got[i * N + j] - y) > 1e-4 + 1e-3 * fabs(y)) bad++;
+            }
+        CHECK(bad == 0, "activation %s: %d of %d values differ", names[act], bad, M * N);
+    }
+    wgnn_tensor_destroy(ta);
+    wgnn_tensor_destroy(tw);
+    wgnn_tensor_destroy(tb);
+    wgnn_tensor_destroy(tc);
+}
+
+/* A [1, 2000] x [2000, 1] product when one binding holds 4096 bytes: A's one
+ * row cannot split. */
+static void limit_error(wgnn_context *ctx) {
+    int64_t a[2] = {1, 2000}, b[2] = {2000, 1};
+    wgnn_tensor *ta = NULL, *tb = NULL, *tc = NULL;
+    int64_t c[2] = {1, 1};
+    bool ok = wgnn_tensor_create(ctx, WGNN_F32, 2, a, &ta) == WGNN_OK &&
+              wgnn_tensor_create(ctx, WGNN_F32, 2, b, &tb) == WGNN_OK &&
+              wgnn_tensor_create(ctx, WGNN_F32, 2, c, &tc) == WGNN_OK;
+    CHECK(ok, "limit: setup");
+    if (ok) {
+        const wgnn_tensor *in[2] = {ta, tb};
+        wgnn_status s = wgnn_op(ctx, "mm", in, 2, NULL, 0, &tc, 1);
+        CHECK(s == WGNN_ERR_LIMIT && strstr(wgnn_context_error(ctx), "one row of a 1 x 2000 x 1 product passes"),
+              "a matrix past the binding limit: %d %s", s, wgnn_context_error(ctx));
+    }
+    wgnn_tensor_destroy(ta);
+    wgnn_tensor_destroy(tb);
+    wgnn_tensor_destroy(tc);
+}
+
+int main(void) {
+    tu_seed(20261201u);
+    wgnn_context *ctx = tu_context();
+    cases(ctx, "default tiles", false);
+    static const uint32_t tiles[][5] = {{16, 16, 8, 8, 8}, {16, 16, 4, 4, 8}, {8, 8, 4, 4, 8},
+                                        {16, 16, 8, 4, 8}, {8, 16, 4, 8, 8}, {16, 16, 4, 4, 16}};
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "tile %ux%ux%ux%ux%u", tiles[i][0], tiles[i][1], tiles[i][2], tiles[i][3],
+                 tiles[i][4]);
+        memcpy(ctx->knobs.gemm_tile, tiles[i], sizeof tiles[i]);
+        cases(ctx, what, false);
+    }
+    memset(ctx->knobs.gemm_tile, 0, sizeof ctx->knobs.gemm_tile);
+    activations(ctx);
+    /* 4 KiB bindings at 256-byte offsets: bmm's batch, and the rows of mm's
+     * A and C (130 x 9, 130 x 70 floats), split; grids of 4 workgroups a
+     * dimension: the batch splits into dispatches of 4 */
+    WGPULimits saved = ctx->limits;
+    ctx->limits.maxStorageBufferBindingSize = 4096;
+    ctx->limits.minStorageBufferOffsetAlignment = 256;
+    ctx->limits.maxComputeWorkgroupsPerDimension = 8;
+    cases(ctx, "4 KiB bindings", true);
+    limit_error(ctx);
+    ctx->limits = saved;
+    CHECK(wgnn_context_health(ctx) == WGNN_OK, "no uncaptured GPU error: %s", wgnn_context_error(ctx));
+    wgnn_context_destroy(ctx);
+    return tu_finish();
+}
