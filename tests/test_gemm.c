@@ -5,7 +5,7 @@
  *   - splitting over the batch and over rows of A and C at aligned binding
  *     offsets, made to happen on small tensors by lowering the context's
  *     copy of the device limits, and the error when a matrix cannot split;
- *   - the fused activations of the epilogue (wgnn__gemm_plan directly:
+ *   - the fused activations of the epilogue, in both kernels (wgnn__gemm_plan directly:
  *     graph builders use them; no aten op has them). */
 #include "testutil.h"
 
@@ -45,9 +45,9 @@ static void cases(wgnn_context *ctx, const char *what, bool small_b) {
 static double gelu(double x) { return 0.5 * x * (1 + erf(x / sqrt(2.0))); }
 static double gelu_tanh(double x) { return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
 
-static void activations(wgnn_context *ctx) {
-    enum { M = 37, K = 24, N = 45 };
-    float a[M * K], w[N * K], b[N], got[M * N];
+static void activations(wgnn_context *ctx, int M) {
+    enum { K = 24, N = 45, MMAX = 37 };
+    float a[MMAX * K], w[N * K], b[N], got[MMAX * N];
     tu_fill(a, M * K, -2, 2);
     tu_fill(w, N * K, -1, 1);
     tu_fill(b, N, -1, 1);
@@ -57,7 +57,7 @@ static void activations(wgnn_context *ctx) {
               wgnn_tensor_create(ctx, WGNN_F32, 2, dw, &tw) == WGNN_OK &&
               wgnn_tensor_create(ctx, WGNN_F32, 1, db, &tb) == WGNN_OK &&
               wgnn_tensor_create(ctx, WGNN_F32, 2, dc, &tc) == WGNN_OK &&
-              wgnn_tensor_upload(ctx, ta, a, sizeof a) == WGNN_OK && wgnn_tensor_upload(ctx, tw, w, sizeof w) == WGNN_OK &&
+              wgnn_tensor_upload(ctx, ta, a, (size_t)M * K * 4) == WGNN_OK && wgnn_tensor_upload(ctx, tw, w, sizeof w) == WGNN_OK &&
               wgnn_tensor_upload(ctx, tb, b, sizeof b) == WGNN_OK;
     CHECK(ok, "activations: setup: %s", wgnn_context_error(ctx));
     static const char *const names[] = {"none", "relu", "gelu", "gelu_tanh", "silu"};
@@ -71,8 +71,8 @@ static void activations(wgnn_context *ctx) {
         wgnn_status s = wgnn__gemm_plan(ctx, &p, &g);
         if (s == WGNN_OK) s = wgnn__plan_encode(ctx, &p);
         wgnn__plan_free(&p);
-        if (s == WGNN_OK) s = wgnn_tensor_download(ctx, tc, got, sizeof got);
-        CHECK(s == WGNN_OK, "activation %s: %s", names[act], wgnn_context_error(ctx));
+        if (s == WGNN_OK) s = wgnn_tensor_download(ctx, tc, got, (size_t)M * N * 4);
+        CHECK(s == WGNN_OK, "activation %s, M=%d: %s", names[act], M, wgnn_context_error(ctx));
         if (s != WGNN_OK) break;
         int bad = 0;
         for (int i = 0; i < M; i++)
@@ -83,7 +83,7 @@ static void activations(wgnn_context *ctx) {
                          : act == 4 ? x / (1 + exp(-x)) : x;
                 if (fabs(got[i * N + j] - y) > 1e-4 + 1e-3 * fabs(y)) bad++;
             }
-        CHECK(bad == 0, "activation %s: %d of %d values differ", names[act], bad, M * N);
+        CHECK(bad == 0, "activation %s, M=%d: %d of %d values differ", names[act], M, bad, M * N);
     }
     wgnn_tensor_destroy(ta);
     wgnn_tensor_destroy(tw);
@@ -126,7 +126,8 @@ int main(void) {
         cases(ctx, what, false);
     }
     memset(ctx->knobs.gemm_tile, 0, sizeof ctx->knobs.gemm_tile);
-    activations(ctx);
+    activations(ctx, 37); /* tiles */
+    activations(ctx, 3);  /* gemv */
     /* 4 KiB bindings at 256-byte offsets: bmm's batch, and the rows of mm's
      * A and C (130 x 9, 130 x 70 floats), split; grids of 4 workgroups a
      * dimension: the batch splits into dispatches of 4 */

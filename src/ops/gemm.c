@@ -31,20 +31,28 @@ WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
 
 typedef struct gemm_tile {
     uint32_t wx, wy, tm, tn, bk;
+    uint32_t gemv_mr; /* > 0: shaders/gemv.wgsl with this many rows; wx = threads, wy = lanes a column */
 } gemm_tile;
 
 static const gemm_tile k_tiles[] = {
-    {16, 16, 8, 8, 8}, /* 128 x 128 */
-    {16, 16, 4, 4, 8}, /* 64 x 64 */
-    {8, 8, 4, 4, 8},   /* 32 x 32 */
+    {16, 16, 8, 8, 8, 0}, /* 128 x 128 */
+    {16, 16, 4, 4, 8, 0}, /* 64 x 64 */
+    {8, 8, 4, 4, 8, 0},   /* 32 x 32 */
 };
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+/* A few rows against a transposed B (linear at decode): the GEMV kernel. */
+#define GEMV_MAX_ROWS 4u
+
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
+    if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
+        uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
+        return (gemm_tile){wg, wg < 32 ? wg : 32, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
+    }
     if (ctx->knobs.gemm_tile[0]) {
         const uint32_t *t = ctx->knobs.gemm_tile;
-        return (gemm_tile){t[0], t[1], t[2], t[3], t[4]};
+        return (gemm_tile){t[0], t[1], t[2], t[3], t[4], 0};
     }
     uint32_t most = ctx->limits.maxComputeInvocationsPerWorkgroup;
     for (size_t i = 0; i < sizeof k_tiles / sizeof k_tiles[0]; i++) {
@@ -107,8 +115,18 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
                      (uint32_t)g->bias_cs,
                      g->alpha,
                      g->beta};
-    uint64_t gx = ceil_div(g->n, (uint64_t)t->wx * t->tn), gy = ceil_div(g->m, (uint64_t)t->wy * t->tm);
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
+    uint64_t gx, gy;
+    if (t->gemv_mr) {
+        uint32_t x, y;
+        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(g->n, t->wx / t->wy), maxd, "gemm", &x, &y);
+        if (s != WGNN_OK) return s;
+        gx = x;
+        gy = y;
+    } else {
+        gx = ceil_div(g->n, (uint64_t)t->wx * t->tn);
+        gy = ceil_div(g->m, (uint64_t)t->wy * t->tm);
+    }
     if (gx > maxd || gy > maxd)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "gemm: a %u x %u output needs %llu x %llu workgroups, past the device's "
@@ -171,15 +189,22 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     gemm_tile t = pick_tile(ctx, g);
     char pre[1024];
-    snprintf(pre, sizeof pre,
-             "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
-             "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\nconst B_F16: bool = %s;\n"
-             "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
-             WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
-             g->trans_b ? "true" : "false", g->b_f16 ? "true" : "false", g->b_f16 ? "u32" : "f32",
-             has_bias ? "true" : "false", (unsigned)g->act);
+    if (t.gemv_mr)
+        snprintf(pre, sizeof pre,
+                 "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst B_F16: bool = %s;\n"
+                 "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+                 WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr, g->b_f16 ? "true" : "false",
+                 g->b_f16 ? "u32" : "f32", has_bias ? "true" : "false", (unsigned)g->act);
+    else
+        snprintf(pre, sizeof pre,
+                 "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
+                 "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\nconst B_F16: bool = %s;\n"
+                 "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+                 WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
+                 g->trans_b ? "true" : "false", g->b_f16 ? "true" : "false", g->b_f16 ? "u32" : "f32",
+                 has_bias ? "true" : "false", (unsigned)g->act);
     const wgnn__pipe *pipe;
-    wgnn_status s = wgnn__pipeline(ctx, "gemm", pre, NULL, 0, &pipe);
+    wgnn_status s = wgnn__pipeline(ctx, t.gemv_mr ? "gemv" : "gemm", pre, NULL, 0, &pipe);
     if (s != WGNN_OK) return s;
 
     /* does one batch entry fit a binding (with room to start it at an

@@ -1,0 +1,103 @@
+// gemv.wgsl - the GEMM for a few rows against a transposed B (src/ops/gemm.c):
+// linear's y = act(alpha * x W^T + beta * bias) with M <= 4 rows of x, the
+// decode-time product, bound by reading W once. Same Params and bindings as
+// gemm.wgsl (TRANS_B only; TRANS_A is false).
+//
+// A workgroup of WG threads computes NJ = WG / LANES output columns: LANES
+// consecutive threads walk one row of W (K contiguous) with consecutive
+// addresses, so every warp reads whole lines; each keeps MR partial sums
+// (one per row of A), reduced through workgroup memory at the end.
+// B_F16: W holds halves, two per u32, and a lane reads a word (two k's).
+//
+// Prelude (src/ops/gemm.c): struct Params, consts WG, LANES, MR, B_F16,
+// alias BT, HAS_BIAS, ACT.
+// Dispatch: (ceil(n / NJ) folded into x*y, 1, batches); see common/grid.
+
+#include "common/act"
+#include "common/grid"
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> A: array<f32>;
+@group(0) @binding(2) var<storage, read> B: array<BT>;
+@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+@group(0) @binding(4) var<storage, read> BIAS: array<f32>;
+
+const NJ: u32 = WG / LANES;
+var<workgroup> RED: array<f32, WG * MR>;
+
+fn act(x: vec4<f32>) -> vec4<f32> {
+    switch (ACT) {
+        case 1u: { return act_relu(x); }
+        case 2u: { return act_gelu(x); }
+        case 3u: { return act_gelu_tanh(x); }
+        case 4u: { return act_silu(x); }
+        default: { return x; }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) tid: u32) {
+    let lane = tid % LANES;
+    let jl = tid / LANES;
+    let j = wg_flat(vec3(wid.x, wid.y, 0u), nwg) * NJ + jl;
+    let a_base = P.a_off + wid.z * P.a_bs;
+    let b_base = P.b_off + wid.z * P.b_bs;
+    var acc: array<f32, MR>;
+    for (var r = 0u; r < MR; r++) { acc[r] = 0.0; }
+    if (j < P.n) {
+        let row = b_base + j * P.ldb;
+        if (B_F16) {
+            // words holding two k's each; an odd start is handled by the
+            // scalar head below
+            var k = lane * 2u;
+            let head = row & 1u; // row starts mid-word: k = 0 is the high half
+            if (head == 1u) {
+                if (lane == 0u) {
+                    let w = unpack2x16float(u32(B[row >> 1u])).y;
+                    for (var r = 0u; r < MR; r++) { if (r < P.m) { acc[r] += A[a_base + r * P.lda] * w; } }
+                }
+                k = 1u + lane * 2u;
+            }
+            for (; k + 1u < P.k; k += LANES * 2u) {
+                let w = unpack2x16float(u32(B[(row + k) >> 1u]));
+                for (var r = 0u; r < MR; r++) {
+                    if (r < P.m) {
+                        let ai = a_base + r * P.lda + k;
+                        acc[r] += A[ai] * w.x + A[ai + 1u] * w.y;
+                    }
+                }
+            }
+            if (k < P.k) { // a last single k
+                let w = unpack2x16float(u32(B[(row + k) >> 1u])).x;
+                for (var r = 0u; r < MR; r++) { if (r < P.m) { acc[r] += A[a_base + r * P.lda + k] * w; } }
+            }
+        } else {
+            for (var k = lane; k < P.k; k += LANES) {
+                let w = f32(B[row + k]);
+                for (var r = 0u; r < MR; r++) {
+                    if (r < P.m) { acc[r] += A[a_base + r * P.lda + k] * w; }
+                }
+            }
+        }
+    }
+    for (var r = 0u; r < MR; r++) { RED[r * WG + tid] = acc[r]; }
+    workgroupBarrier();
+    for (var s = LANES / 2u; s > 0u; s >>= 1u) {
+        if (lane < s) {
+            for (var r = 0u; r < MR; r++) { RED[r * WG + tid] += RED[r * WG + tid + s]; }
+        }
+        workgroupBarrier();
+    }
+    if (lane == 0u && j < P.n) {
+        let c_base = P.c_off + wid.z * P.c_bs;
+        let bias_base = P.bias_off + wid.z * P.bias_bs;
+        for (var r = 0u; r < MR; r++) {
+            if (r < P.m) {
+                var v = P.alpha * RED[r * WG + tid];
+                if (HAS_BIAS) { v += P.beta * BIAS[bias_base + r * P.bias_rs + j * P.bias_cs]; }
+                C[c_base + r * P.ldc + j] = act(vec4(v)).x;
+            }
+        }
+    }
+}
