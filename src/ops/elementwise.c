@@ -371,6 +371,14 @@ static wgnn_status plan_sigmoid(wgnn_context *ctx, const wgnn__node *n, const wg
                                 wgnn_tensor *const *out, wgnn__plan *p) {
     return ew_plan(ctx, n, in, out, p, "ew_sigmoid", 0);
 }
+static wgnn_status plan_tanh(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                             wgnn_tensor *const *out, wgnn__plan *p) {
+    return ew_plan(ctx, n, in, out, p, "ew_tanh", 0);
+}
+static wgnn_status plan_silu(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                             wgnn_tensor *const *out, wgnn__plan *p) {
+    return ew_plan(ctx, n, in, out, p, "ew_silu", 0);
+}
 static wgnn_status plan_gelu(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                              wgnn_tensor *const *out, wgnn__plan *p) {
     return ew_plan(ctx, n, in, out, p, n->arg[0].i[0] == 1 ? "ew_gelu_tanh" : "ew_gelu", 0);
@@ -445,6 +453,20 @@ const wgnn__op wgnn__op_sigmoid = {
     check_unary,
     plan_sigmoid,
     wgnn__ref_sigmoid,
+};
+
+const wgnn__op wgnn__op_tanh = {
+    {"tanh", "hyperbolic tangent", "self", UNARY_SHAPES, 1, 1, 0, NULL},
+    check_unary,
+    plan_tanh,
+    wgnn__ref_tanh,
+};
+
+const wgnn__op wgnn__op_silu = {
+    {"silu", "self * sigmoid(self) (swish)", "self", UNARY_SHAPES, 1, 1, 0, NULL},
+    check_unary,
+    plan_silu,
+    wgnn__ref_silu,
 };
 const wgnn__op wgnn__op_gelu = {
     {"gelu", "self * Phi(self) (Gaussian error linear unit)", "self", UNARY_SHAPES, 1, 1, 1, k_gelu_args},

@@ -103,6 +103,14 @@ static double sigmoid(double x, double arg) {
     (void)arg;
     return 1.0 / (1.0 + exp(-x));
 }
+static double tanh_(double x, double arg) {
+    (void)arg;
+    return tanh(x);
+}
+static double silu(double x, double arg) {
+    (void)arg;
+    return x / (1.0 + exp(-x));
+}
 /* 0.5 x (1 + erf(x/sqrt2)), written with erfc: the same function, without
  * the cancellation of 1 + erf for negative x. */
 static double gelu(double x, double arg) {
@@ -132,6 +140,12 @@ wgnn_status wgnn__ref_relu(wgnn__node *n, const void *const *in, void *const *ou
 }
 wgnn_status wgnn__ref_sigmoid(wgnn__node *n, const void *const *in, void *const *out) {
     return unary(n, in, out, sigmoid, 0);
+}
+wgnn_status wgnn__ref_tanh(wgnn__node *n, const void *const *in, void *const *out) {
+    return unary(n, in, out, tanh_, 0);
+}
+wgnn_status wgnn__ref_silu(wgnn__node *n, const void *const *in, void *const *out) {
+    return unary(n, in, out, silu, 0);
 }
 wgnn_status wgnn__ref_gelu(wgnn__node *n, const void *const *in, void *const *out) {
     return unary(n, in, out, n->arg[0].i[0] == 1 ? gelu_tanh : gelu, 0);

@@ -9,6 +9,8 @@
 
 wgnn_status wgnn__ref_relu(wgnn__node *n, const void *const *in, void *const *out);
 wgnn_status wgnn__ref_sigmoid(wgnn__node *n, const void *const *in, void *const *out);
+wgnn_status wgnn__ref_tanh(wgnn__node *n, const void *const *in, void *const *out);
+wgnn_status wgnn__ref_silu(wgnn__node *n, const void *const *in, void *const *out);
 wgnn_status wgnn__ref_gelu(wgnn__node *n, const void *const *in, void *const *out);       /* arg 0: approximate */
 wgnn_status wgnn__ref_leaky_relu(wgnn__node *n, const void *const *in, void *const *out); /* arg 0: negative_slope */
 wgnn_status wgnn__ref_add(wgnn__node *n, const void *const *in, void *const *out);        /* arg 0: alpha */
