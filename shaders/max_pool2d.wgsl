@@ -12,6 +12,9 @@
 @group(0) @binding(1) var<storage, read> X: array<f32>;
 @group(0) @binding(2) var<storage, read_write> Y: array<f32>;
 
+// By its bits: compilers may fold v != v away.
+fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -32,7 +35,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let ix = x0 + i32(kx * P.win2.y);
             if (ix < 0 || ix >= W) { continue; }
             let v = X[base + u32(iy * W + ix)];
-            if (v > m || v != v) { m = v; }
+            if (v > m || is_nan(v)) { m = v; }
         }
     }
     Y[P.y_off + i] = m;
