@@ -54,6 +54,7 @@ typedef struct wgnn__knobs {
     int fused_sg;             /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('g') */
     uint32_t fused_split;     /* WGNN_FUSED_SPLIT=N; 0 unset */
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
+    int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */
 } wgnn__knobs;
 
 struct wgnn_context {

@@ -13,6 +13,7 @@
  * dispatches (offset bindings) where the input or output passes one
  * storage binding. float32 only. */
 #include "conv.h"
+#include "gemm.h"
 
 #include "ref/spatial_ref.h"
 
@@ -360,26 +361,66 @@ static wgnn_status conv2d_direct(wgnn_context *ctx, const wgnn__conv2d_geom *g, 
     return WGNN_OK;
 }
 
+/* groups == 1 through im2col + the shared GEMM (see the route below). */
+static wgnn_status conv2d_gemm(wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn_tensor *x,
+                               const wgnn_tensor *w, const wgnn_tensor *bias, wgnn_tensor *y, wgnn__plan *p) {
+    uint64_t k = (uint64_t)(g->c * g->kh * g->kw), npix = (uint64_t)(g->ho * g->wo);
+    uint64_t in_unit = (uint64_t)(g->c * g->h * g->w), out_unit = (uint64_t)g->o * npix;
+    if (k > 0xFFFFFFFFull || npix > 0xFFFFFFFFull)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "conv2d: C*kh*kw or Ho*Wo passes 2^32");
+    wgnn__gemm gm = {.m = (uint32_t)g->o, .n = (uint32_t)npix, .k = (uint32_t)k, .batch = 1,
+                     .a = {w->buf, -1, 0, 0}, .c = {y->buf, -1, 0, out_unit},
+                     .bias = {bias ? bias->buf : NULL, -1, 0, 0},
+                     .lda = k, .ldb = npix, .ldc = npix, .bias_rs = 1, .bias_cs = 0, .alpha = 1, .beta = 1};
+    bool direct_cols = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+    if (direct_cols) { /* the input's [C, H*W] planes are the columns */
+        gm.batch = (uint32_t)g->n;
+        gm.b = (wgnn__gemm_operand){x->buf, -1, 0, in_unit};
+        return wgnn__gemm_plan(ctx, p, &gm);
+    }
+    /* columns for as many samples as fit one binding and 256 MiB, one
+     * scratch buffer reused by every chunk (dispatches in a pass run in order) */
+    uint64_t per = wgnn__im2col_max_samples(ctx, g);
+    uint64_t cap = ((uint64_t)256 << 20) / (k * npix * 4);
+    if (cap < 1) cap = 1;
+    if (per > cap) per = cap;
+    /* im2col's grid: one thread an element, folded into maxd x maxd */
+    uint64_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
+    uint64_t grid = maxd * maxd * wgnn__clamp_workgroup_size(ctx, 256) / (k * npix);
+    if (per > grid) per = grid;
+    if (per == 0) return conv2d_direct(ctx, g, x, w, bias, y, p); /* columns of one sample do not fit */
+    if (per > (uint64_t)g->n) per = (uint64_t)g->n;
+    int sc = wgnn__plan_scratch(p, per * k * npix * 4);
+    if (sc < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "conv2d: too many scratch buffers");
+    for (uint64_t n0 = 0; n0 < (uint64_t)g->n; n0 += per) {
+        uint64_t cnt = (uint64_t)g->n - n0 < per ? (uint64_t)g->n - n0 : per;
+        wgnn_status s = wgnn__im2col_plan(ctx, p, x, g, n0, cnt, (wgnn__binding){NULL, 0, 0, (uint32_t)sc + 1});
+        if (s != WGNN_OK) return s;
+        wgnn__gemm h = gm;
+        h.batch = (uint32_t)cnt;
+        h.b = (wgnn__gemm_operand){NULL, sc, 0, k * npix};
+        h.c.off = n0 * out_unit;
+        s = wgnn__gemm_plan(ctx, p, &h);
+        if (s != WGNN_OK) return s;
+    }
+    return WGNN_OK;
+}
+
 static wgnn_status conv2d_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                wgnn_tensor *const *out, wgnn__plan *p) {
     wgnn__conv2d_geom g;
     wgnn__conv2d_geom_of(n, &g);
     const wgnn_tensor *bias = n->n_in > 2 ? in[2] : NULL;
     /* ---- ROUTE: the one place conv2d picks its kernel. ----------------------
-     * Today: always the direct kernel (every groups value).
-     * The GEMM route, for groups == 1 (and large K * Ho*Wo) once
-     * wgnn__gemm_plan (src/ops/gemm.c) exists: per chunk of samples that
-     * fits (wgnn__im2col_max_samples, and the output's binding),
-     *   sc = wgnn__plan_scratch(p, cnt * K * Ho*Wo * 4), K = C*kh*kw;
-     *   wgnn__im2col_plan(ctx, p, in[0], &g, n0, cnt, (wgnn__binding){.scratch = sc + 1});
-     *   wgnn__gemm_plan with m = O, n = Ho*Wo, k = K, batch = cnt,
-     *     a = weight (off 0, bs 0, lda K), b = scratch sc (bs K*Ho*Wo, ldb Ho*Wo),
-     *     c = output (off n0*O*Ho*Wo, bs O*Ho*Wo, ldc Ho*Wo),
-     *     bias = in[2] with bias_rs 1, bias_cs 0, beta 1 (none: bias.scratch -1).
-     * The GEMM needs: a scratch-buffer B operand, offsets past one binding
-     * (the output chunk), and a batch stride of 0 for A. groups > 1 works
-     * the same with one GEMM per group (A at g*Og*K, B rows from g*Cg*kh*kw,
-     * C rows from g*Og), but the direct kernel serves those better. */
+     * groups == 1: the shared GEMM, out[s] = weight [O, K] x cols[s] [K, Ho*Wo]
+     * (K = C*kh*kw) with the bias in its epilogue; cols from im2col into a
+     * plan scratch buffer, or the input itself for a 1x1 kernel with stride 1
+     * and no padding. groups > 1 (depthwise, grouped): the direct kernel.
+     * WGNN_CONV_ROUTE=direct|gemm forces one (benchmarks). */
+    bool gemm = g.groups == 1;
+    if (ctx->knobs.conv_route == 1) gemm = false;
+    if (ctx->knobs.conv_route == 2 && g.groups == 1) gemm = true;
+    if (gemm) return conv2d_gemm(ctx, &g, in[0], in[1], bias, out[0], p);
     return conv2d_direct(ctx, &g, in[0], in[1], bias, out[0], p);
 }
 
