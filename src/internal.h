@@ -48,6 +48,8 @@ typedef struct wgnn__pipe {
 #define WGNN__PIPE_BUCKETS 256
 
 /* Tuning knobs, read from the environment once, at context creation. */
+#define WGNN__SCRATCH_CACHE 4
+
 typedef struct wgnn__knobs {
     uint32_t fused_tile[4];   /* WGNN_FUSED_TILE=TYxTXxKExRG; [0] == 0: unset */
     int fused_sacc;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('s') */
@@ -89,6 +91,13 @@ struct wgnn_context {
     WGPUBuffer uni;
     unsigned char *uni_host;
     uint32_t uni_cap, uni_used, uni_align;
+
+    /* Scratch buffers of finished recordings, kept for the next plan that
+     * needs one of about their size (queue order makes reuse safe). */
+    struct {
+        WGPUBuffer buf;
+        uint64_t size;
+    } scratch_cache[WGNN__SCRATCH_CACHE];
 
     bool timing;                   /* timestamp each pass (wgnn_timing_begin) */
     WGPUQuerySet qset;

@@ -467,6 +467,8 @@ void wgnn_context_destroy(wgnn_context *ctx) {
         wgpuQuerySetRelease(ctx->qset);
     }
     if (ctx->uni) wgpuBufferRelease(ctx->uni);
+    for (int i = 0; i < WGNN__SCRATCH_CACHE; i++)
+        if (ctx->scratch_cache[i].buf) wgpuBufferRelease(ctx->scratch_cache[i].buf);
     free(ctx->uni_host);
     if (ctx->data_err) wgpuBufferRelease(ctx->data_err);
     if (ctx->dummy) wgpuBufferRelease(ctx->dummy);

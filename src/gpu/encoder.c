@@ -78,6 +78,50 @@ void wgnn__plan_free(wgnn__plan *p) {
 
 /* ---- recording ---------------------------------------------------------------- */
 
+/* A scratch buffer of at least size bytes: a cached one of up to twice the
+ * size (or 1 MiB more), else a new one. */
+static WGPUBuffer scratch_take(wgnn_context *ctx, uint64_t size, const char *label) {
+    int best = -1;
+    for (int i = 0; i < WGNN__SCRATCH_CACHE; i++) {
+        uint64_t have = ctx->scratch_cache[i].size;
+        if (ctx->scratch_cache[i].buf && have >= size && (have <= 2 * size || have <= size + (1u << 20)) &&
+            (best < 0 || have < ctx->scratch_cache[best].size))
+            best = i;
+    }
+    if (best >= 0) {
+        WGPUBuffer b = ctx->scratch_cache[best].buf;
+        ctx->scratch_cache[best].buf = NULL;
+        ctx->scratch_cache[best].size = 0;
+        return b;
+    }
+    WGPUBufferDescriptor bd = WGPU_BUFFER_DESCRIPTOR_INIT;
+    bd.label = wgnn__sv(label);
+    bd.size = size;
+    bd.usage = WGPUBufferUsage_Storage;
+    return wgpuDeviceCreateBuffer(ctx->device, &bd); /* errors: the pending scope */
+}
+
+/* Keeps b (size bytes) for later plans, evicting the smallest kept one. */
+static void scratch_give(wgnn_context *ctx, WGPUBuffer b, uint64_t size) {
+    int slot = -1;
+    for (int i = 0; i < WGNN__SCRATCH_CACHE; i++) {
+        if (!ctx->scratch_cache[i].buf) {
+            slot = i;
+            break;
+        }
+        if (slot < 0 || ctx->scratch_cache[i].size < ctx->scratch_cache[slot].size) slot = i;
+    }
+    if (ctx->scratch_cache[slot].buf) {
+        if (ctx->scratch_cache[slot].size >= size) {
+            wgpuBufferRelease(b);
+            return;
+        }
+        wgpuBufferRelease(ctx->scratch_cache[slot].buf);
+    }
+    ctx->scratch_cache[slot].buf = b;
+    ctx->scratch_cache[slot].size = size;
+}
+
 static wgnn_status ensure_encoder(wgnn_context *ctx) {
     if (ctx->enc) return WGNN_OK;
     WGPUCommandEncoderDescriptor d = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
@@ -124,14 +168,12 @@ wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p) {
     s = ensure_encoder(ctx);
 
     WGPUBuffer scratch[WGNN__MAX_SCRATCH] = {0};
+    uint64_t scratch_size[WGNN__MAX_SCRATCH] = {0};
     uint64_t scratch_bytes = 0;
     for (uint32_t i = 0; i < p->n_scratch; i++) {
-        WGPUBufferDescriptor bd = WGPU_BUFFER_DESCRIPTOR_INIT;
-        bd.label = wgnn__sv(label);
-        bd.size = p->scratch[i] ? (p->scratch[i] + 3u) & ~(uint64_t)3u : 4u;
-        bd.usage = WGPUBufferUsage_Storage;
-        scratch[i] = wgpuDeviceCreateBuffer(ctx->device, &bd); /* errors: the pending scope */
-        scratch_bytes += bd.size;
+        scratch_size[i] = p->scratch[i] ? (p->scratch[i] + 3u) & ~(uint64_t)3u : 4u;
+        scratch[i] = scratch_take(ctx, scratch_size[i], label);
+        scratch_bytes += scratch_size[i];
         if (!scratch[i]) s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "%s: no scratch buffer", label);
     }
     WGPUComputePassEncoder pass = s == WGNN_OK ? pass_begin(ctx) : NULL;
@@ -154,6 +196,9 @@ wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p) {
             x.buffer = d->b[j].scratch ? scratch[d->b[j].scratch - 1] : d->b[j].buf;
             x.offset = d->b[j].offset;
             x.size = d->b[j].size ? d->b[j].size : WGPU_WHOLE_SIZE;
+            /* a kept scratch buffer may be larger than asked: bind what was asked */
+            if (d->b[j].scratch && !d->b[j].size && x.offset < scratch_size[d->b[j].scratch - 1])
+                x.size = scratch_size[d->b[j].scratch - 1] - x.offset;
             e[n++] = x;
         }
         WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
@@ -175,8 +220,11 @@ wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p) {
         wgpuComputePassEncoderEnd(pass);
         wgpuComputePassEncoderRelease(pass);
     }
-    for (uint32_t i = 0; i < p->n_scratch; i++)
-        if (scratch[i]) wgpuBufferRelease(scratch[i]); /* the command buffer keeps its own */
+    for (uint32_t i = 0; i < p->n_scratch; i++) /* the command buffer keeps its own references */
+        if (scratch[i]) {
+            if (s == WGNN_OK) scratch_give(ctx, scratch[i], wgpuBufferGetSize(scratch[i]));
+            else wgpuBufferRelease(scratch[i]);
+        }
     wgnn_status sp = wgnn__scope_pop(ctx, label);
     if (s == WGNN_OK) s = sp;
     if (s != WGNN_OK) return s;
