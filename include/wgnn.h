@@ -305,6 +305,98 @@ wgnn_status wgnn_op_ref(const char *op, const wgnn_host_tensor *in, int n_in, co
                         wgnn_host_tensor *out, int n_out, char *err, size_t err_len);
 
 /* ------------------------------------------------------------------------ */
+/* Graphs: build once, run many.                                             */
+/*
+ * A graph is a list of op-table ops over values. A value is an input (data
+ * set before each run), a constant (a tensor the caller uploaded, e.g. a
+ * weight), the output of an op, or a view (another shape of a value's data).
+ * wgnn_graph_build checks every node, plans buffers for the op outputs by
+ * liveness (values whose lifetimes do not overlap share pooled buffers),
+ * creates pipelines, the uniform blocks and the bind groups once; each
+ * wgnn_graph_run is then one command buffer and one submit. Only values
+ * marked with wgnn_graph_output keep their data after a run and can be read.
+ *
+ * Errors: every call returns a status; the message is
+ * wgnn_context_error(ctx) of the graph's context. A graph that failed to
+ * build can only be destroyed. Shapes are fixed per graph: for another
+ * batch or image size build another graph over the same constants (they are
+ * shared, not copied). A graph uses its context as the ops do (one thread at
+ * a time) and must be destroyed before it.
+ */
+typedef struct wgnn_graph wgnn_graph;
+typedef int32_t wgnn_value; /* >= 0; returned by the calls below */
+
+wgnn_status wgnn_graph_create(wgnn_context *ctx, wgnn_graph **out);
+/* Frees the graph's buffers, bind groups and the constants it owns. */
+void wgnn_graph_destroy(wgnn_graph *g);
+
+/* An input of the given dtype and shape; its data comes from
+ * wgnn_graph_set_input before each run. name is for messages and profiles. */
+wgnn_status wgnn_graph_input(wgnn_graph *g, const char *name, wgnn_dtype dtype, int rank, const int64_t *dims,
+                             wgnn_value *out);
+/* A constant: t's data as it is when the graph runs. take != 0 hands t to
+ * the graph (destroyed with it); take == 0 leaves it to the caller, who
+ * must keep it alive as long as the graph. */
+wgnn_status wgnn_graph_constant(wgnn_graph *g, wgnn_tensor *t, int take, wgnn_value *out);
+/* Appends op (a row of the op table) on the values in, with arguments as
+ * wgnn_op takes them. Shapes are checked now (wgnn_op_shapes); *n_out gets
+ * the op's output count and out[0..*n_out) its values (out_cap >= that). */
+wgnn_status wgnn_graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in,
+                          const char *const *args, int n_args, wgnn_value *out, int out_cap, int *n_out);
+/* The same data as v with another shape of the same element count (one
+ * dim may be -1: inferred). No copy, no dispatch. */
+wgnn_status wgnn_graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out);
+/* Names the node that produces v (profiles and messages), e.g. "layer3.mlp.fc1". */
+wgnn_status wgnn_graph_set_label(wgnn_graph *g, wgnn_value v, const char *label);
+/* Keeps v's data after each run, readable with wgnn_graph_read_output. */
+wgnn_status wgnn_graph_output(wgnn_graph *g, wgnn_value v);
+/* dtype and shape of v. */
+wgnn_status wgnn_graph_desc(const wgnn_graph *g, wgnn_value v, wgnn_desc *out);
+
+/* Plans and creates everything a run needs. Device limits are checked here. */
+wgnn_status wgnn_graph_build(wgnn_graph *g);
+
+/* Uploads an input's data (bytes must equal its size). */
+wgnn_status wgnn_graph_set_input(wgnn_graph *g, wgnn_value input, const void *data, size_t bytes);
+/* Submits the whole graph (one command buffer, one submit) and waits for
+ * it; returns the first GPU error. profile != 0 puts timestamps around
+ * every node (when the device has timestamp queries): read them with
+ * wgnn_graph_profile. */
+wgnn_status wgnn_graph_run(wgnn_graph *g, int profile);
+/* Copies an output's data after a run (bytes must equal its size). */
+wgnn_status wgnn_graph_read_output(wgnn_graph *g, wgnn_value v, void *data, size_t bytes);
+/* The tensor holding an input's or output's data (valid until the graph
+ * is destroyed; for feeding another graph or op without a host copy). */
+wgnn_status wgnn_graph_tensor(wgnn_graph *g, wgnn_value v, wgnn_tensor **out);
+
+typedef struct wgnn_graph_stats {
+    int n_values, n_nodes, n_inputs, n_outputs;
+    int n_dispatches;          /* per run */
+    int n_pool_buffers;        /* buffers the liveness plan shares among op outputs */
+    uint64_t peak_bytes;       /* bytes of those pooled buffers (the plan's peak) */
+    uint64_t unplanned_bytes;  /* what one buffer per op output would take */
+    uint64_t io_bytes;         /* inputs and outputs (own buffers) */
+    uint64_t scratch_bytes;    /* ops' scratch (im2col, three-pass scores) */
+    uint64_t constant_bytes;   /* constants */
+    uint64_t uniform_bytes;
+} wgnn_graph_stats;
+wgnn_status wgnn_graph_get_stats(const wgnn_graph *g, wgnn_graph_stats *s);
+
+/* GPU time of each node in the last profiled run, in node order. */
+typedef struct wgnn_graph_prof {
+    int node;
+    wgnn_value value;      /* its first output */
+    const char *op;        /* op-table name */
+    const char *label;     /* wgnn_graph_set_label's, or "" */
+    int dispatches;
+    uint64_t gpu_ns;
+} wgnn_graph_prof;
+/* *recs stays valid until the next run or destroy. *total_ns: first node's
+ * start to last node's end. WGNN_ERR_UNSUPPORTED without timestamp queries;
+ * WGNN_ERR_INVALID_ARGUMENT when the last run was not profiled. */
+wgnn_status wgnn_graph_profile(const wgnn_graph *g, const wgnn_graph_prof **recs, int *n, uint64_t *total_ns);
+
+/* ------------------------------------------------------------------------ */
 /* Timing: GPU timestamps around the ops recorded between begin and end.     */
 
 /* Starts timing: each op recorded until wgnn_timing_end gets its own
