@@ -374,6 +374,8 @@ static void read_knobs(wgnn__knobs *k) {
         (g[1] * g[2] * g[4]) % (g[0] * g[1]) == 0 &&
         (g[0] * g[3] * g[4]) % (g[0] * g[1]) == 0) /* whole A and B loads per thread */
         memcpy(k->gemm_tile, g, sizeof g);
+    env = getenv("WGNN_GEMM_SPLIT");
+    k->gemm_split = env && atoi(env) >= 1 && atoi(env) <= 64 ? atoi(env) : -1;
     env = getenv("WGNN_CONV_ROUTE");
     if (env) k->conv_route = strcmp(env, "direct") == 0 ? 1 : strcmp(env, "gemm") == 0 ? 2 : 0;
 }

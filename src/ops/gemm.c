@@ -180,9 +180,103 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
     return WGNN_OK;
 }
 
+/* ---- split-K ------------------------------------------------------------------
+ * A product with few output tiles (small M and N, long K: a ViT block at
+ * batch 1, a row vector times a matrix) leaves most of a large GPU idle.
+ * Then K is cut into S slices run as S batch entries of the same kernel
+ * (a slice is an offset along K: batch strides do it), each writing its
+ * partial product (alpha applied) to scratch; gemm_reduce.wgsl sums them in
+ * order and applies the bias and activation. */
+
+#define REDUCE_PARAMS(X, S)                                                                       \
+    X(S, u32, m) X(S, u32, n) X(S, u32, s) X(S, u32, ldc) X(S, u32, c_off) X(S, u32, bias_off)    \
+    X(S, u32, bias_rs) X(S, u32, bias_cs) X(S, f32, beta)
+WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
+WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
+
+#define SPLIT_MIN_SLICE 128u  /* K values per slice, at least */
+#define SPLIT_TARGET_GROUPS 512u
+
+/* Slices for g: 1 (no split) unless the problem is one product with few
+ * tiles, its K long enough, and its output and bias bindable whole. */
+static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
+    if (g->batch != 1 || !g->c.buf || (has_bias && !g->bias.buf)) return 1;
+    if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) return 1; /* the GEMV kernel */
+    uint64_t cap = binding_cap(ctx);
+    if (wgpuBufferGetSize(g->c.buf) > cap || (has_bias && wgpuBufferGetSize(g->bias.buf) > cap)) return 1;
+    if (ctx->knobs.gemm_split >= 1) {
+        uint32_t s = (uint32_t)ctx->knobs.gemm_split;
+        while (s > 1 && g->k % s) s--;
+        return s;
+    }
+    /* tiles of the 64 x 64 kernel, the one small problems get */
+    uint64_t groups = ceil_div(g->m, 64) * ceil_div(g->n, 64);
+    if (groups >= SPLIT_TARGET_GROUPS / 2 || g->k < 2 * SPLIT_MIN_SLICE) return 1;
+    uint32_t want = (uint32_t)ceil_div(SPLIT_TARGET_GROUPS, groups), best = 1;
+    for (uint32_t s = 2; s <= want && s <= 64 && g->k / s >= SPLIT_MIN_SLICE; s++)
+        if (g->k % s == 0) best = s;
+    return best;
+}
+
+/* *skipped: nothing recorded, the plain route must run (the partials do
+ * not fit a binding, or the plan has no scratch slot left). */
+static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t s_count,
+                              bool has_bias, bool *skipped) {
+    uint64_t mn = (uint64_t)g->m * g->n, bytes;
+    *skipped = true;
+    if (!wgnn__mul_u64(mn * 4, s_count, &bytes) || bytes > binding_cap(ctx)) return WGNN_OK;
+    int sc = wgnn__plan_scratch(p, bytes);
+    if (sc < 0) return WGNN_OK;
+    *skipped = false;
+    uint32_t kc = g->k / s_count;
+    wgnn__gemm h = *g;
+    h.batch = s_count;
+    h.k = kc;
+    h.a.bs = g->trans_a ? (uint64_t)kc * g->lda : kc;
+    h.b.bs = g->trans_b ? kc : (uint64_t)kc * g->ldb;
+    h.c = (wgnn__gemm_operand){NULL, sc, 0, mn};
+    h.ldc = g->n;
+    h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
+    h.beta = 0;
+    h.act = WGNN__ACT_NONE;
+    wgnn_status s = wgnn__gemm_plan(ctx, p, &h);
+    if (s != WGNN_OK) return s;
+
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
+    char pre[768];
+    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+             WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false", (unsigned)g->act);
+    const wgnn__pipe *pipe;
+    if ((s = wgnn__pipeline(ctx, "gemm_reduce", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
+    reduce_params q = {g->m, g->n, s_count, (uint32_t)g->ldc, (uint32_t)g->c.off,
+                       has_bias ? (uint32_t)g->bias.off : 0, (uint32_t)g->bias_rs, (uint32_t)g->bias_cs, g->beta};
+    uint32_t gx, gy;
+    if ((s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(mn, wg), ctx->limits.maxComputeWorkgroupsPerDimension,
+                                              "gemm", &gx, &gy)) != WGNN_OK)
+        return s;
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind_scratch(d, (uint32_t)sc, 0, bytes);
+    wgnn__plan_bind(d, g->c.buf, 0, 0);
+    wgnn__plan_bind(d, has_bias ? g->bias.buf : wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
+    return WGNN_OK;
+}
+
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
     if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: m, n, k and batch must be >= 1");
+    {
+        bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
+        uint32_t sk = split_count(ctx, g, hb);
+        /* offsets and strides of the partial products must stay u32 */
+        if (sk > 1 && g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull &&
+            (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
+            (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull) {
+            bool skipped;
+            wgnn_status s = plan_split(ctx, p, g, sk, hb, &skipped);
+            if (!skipped || s != WGNN_OK) return s;
+        }
+    }
     if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
         g->bias_cs > 0xFFFFFFFFull)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
