@@ -301,6 +301,48 @@ static void test_liveness(wgnn_context *ctx) {
     free(hx.p);
 }
 
+/* Values of different sizes in one pooled buffer: a small value lands in the
+ * buffer a large one used, and the kernels that read lengths from
+ * arrayLength (gather: slice, cat) must see the value's size, not the buffer's. */
+static void test_pool_sizes(wgnn_context *ctx) {
+    int64_t d[1] = {64};
+    ht hx = ht_rand(1, d, -1, 1);
+    wgnn_graph *g = NULL;
+    wgnn_graph_create(ctx, &g);
+    wgnn_value x;
+    wgnn_graph_input(g, "x", WGNN_F32, 1, d, &x);
+    const char *ca[1] = {"dim=0"}, *sl[3] = {"dim=0", "start=3", "end=13"};
+    wgnn_value four[4] = {x, x, x, x};
+    wgnn_value big = gop(g, ctx, "cat", four, 4, ca, 1);   /* [256] */
+    wgnn_value s = gop(g, ctx, "slice", &big, 1, sl, 3);  /* [10] */
+    wgnn_value t = gop(g, ctx, "tanh", &s, 1, NULL, 0);   /* [10], in big's buffer */
+    wgnn_value ts[2] = {t, s};
+    wgnn_value c = gop(g, ctx, "cat", ts, 2, ca, 1);      /* [20] */
+    wgnn_value u = gop(g, ctx, "sigmoid", &c, 1, NULL, 0);
+    wgnn_graph_output(g, u);
+    wgnn_status st = wgnn_graph_build(g);
+    CHECK(st == WGNN_OK, "build: %s", wgnn_context_error(ctx));
+    if (st == WGNN_OK) {
+        wgnn_graph_set_input(g, x, hx.p, ht_n(&hx) * 4);
+        st = wgnn_graph_run(g, 0);
+        CHECK(st == WGNN_OK, "run: %s", wgnn_context_error(ctx));
+    }
+    if (st == WGNN_OK) {
+        ht r0[1], r1[1], r2[1], r3[1], r4[1];
+        ht in4[4] = {hx, hx, hx, hx};
+        href("cat", in4, 4, ca, 1, r0);
+        href("slice", r0, 1, sl, 3, r1);
+        href("tanh", r1, 1, NULL, 0, r2);
+        ht in2[2] = {r2[0], r1[0]};
+        href("cat", in2, 2, ca, 1, r3);
+        href("sigmoid", r3, 1, NULL, 0, r4);
+        compare_output(g, ctx, u, &r4[0], 1e-5, "mixed sizes in pooled buffers");
+        free(r0[0].p), free(r1[0].p), free(r2[0].p), free(r3[0].p), free(r4[0].p);
+    }
+    wgnn_graph_destroy(g);
+    free(hx.p);
+}
+
 /* ---- (4) conv2d (im2col scratch) and sdpa ---------------------------------------------- */
 
 static void test_conv_sdpa(wgnn_context *ctx) {
@@ -448,6 +490,7 @@ int main(void) {
     test_mlp(ctx);
     test_views(ctx);
     test_liveness(ctx);
+    test_pool_sizes(ctx);
     test_conv_sdpa(ctx);
     test_errors(ctx);
     wgnn_context_destroy(ctx);
