@@ -274,6 +274,8 @@ static void test_liveness(wgnn_context *ctx) {
     wgnn_graph_stats st;
     memset(&st, 0, sizeof st);
     wgnn_graph_get_stats(g, &st);
+    printf("  chain of 10: %d pooled buffers, peak %llu bytes, unplanned %llu\n", st.n_pool_buffers,
+           (unsigned long long)st.peak_bytes, (unsigned long long)st.unplanned_bytes);
     CHECK(st.n_pool_buffers <= 3 && st.peak_bytes < st.unplanned_bytes && st.unplanned_bytes == 10ull * 8 * 33 * 4,
           "liveness: %d pooled buffers, peak %llu, unplanned %llu", st.n_pool_buffers,
           (unsigned long long)st.peak_bytes, (unsigned long long)st.unplanned_bytes);
