@@ -458,9 +458,31 @@ static void test_errors(wgnn_context *ctx) {
     wgnn_graph_destroy(g);
     wgnn_graph_destroy(NULL);
 
-    /* a plan-time failure: the graph can then only be destroyed */
-    /* (an sdpa with D not a multiple of 4 fails at check time already; any
-     * build failure marks the graph failed) */
+    /* a build failure (an op output past maxBufferSize): the graph can then
+     * only be destroyed */
+    wgnn_limits lim;
+    wgnn_context_limits(ctx, &lim);
+    if (lim.max_buffer_size < (1ull << 40)) {
+        int64_t d1[1] = {1};
+        char pad[64];
+        snprintf(pad, sizeof pad, "pad=0,%llu", (unsigned long long)(lim.max_buffer_size / 4 + 16));
+        const char *pargs[1] = {pad};
+        g = NULL;
+        wgnn_graph_create(ctx, &g);
+        wgnn_value p1;
+        wgnn_graph_input(g, "p", WGNN_F32, 1, d1, &p1);
+        wgnn_value big = gop(g, ctx, "constant_pad_nd", &p1, 1, pargs, 1);
+        wgnn_graph_output(g, big);
+        CHECK(wgnn_graph_build(g) == WGNN_ERR_LIMIT && has(wgnn_context_error(ctx), "maxBufferSize") &&
+                  has(wgnn_context_error(ctx), "graph node 0"),
+              "build past maxBufferSize: %s", wgnn_context_error(ctx));
+        CHECK(wgnn_graph_run(g, 0) == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "failed to build"),
+              "run after a failed build: %s", wgnn_context_error(ctx));
+        CHECK(wgnn_graph_build(g) == WGNN_ERR_INVALID_ARGUMENT, "build after a failed build");
+        wgnn_graph_destroy(g);
+    } else {
+        printf("note: maxBufferSize is %llu; build-failure check skipped\n", (unsigned long long)lim.max_buffer_size);
+    }
 
     /* an embedding index out of range, found on the GPU inside a graph */
     int64_t dv[2] = {4, 3}, di[1] = {2};
