@@ -389,6 +389,43 @@ static void test_conv_sdpa(wgnn_context *ctx) {
     free(hx.p), free(hw.p), free(hb.p);
 }
 
+/* A long graph: more nodes than one timestamp query set holds (2048). */
+static void test_long(wgnn_context *ctx) {
+    enum { N = 2100 };
+    int64_t d[1] = {8};
+    float hx[8] = {-3, -1, 0, 1, 2, 3, 4, -5}, got[8] = {0};
+    wgnn_graph *g = NULL;
+    wgnn_graph_create(ctx, &g);
+    wgnn_value x, y;
+    wgnn_graph_input(g, "x", WGNN_F32, 1, d, &x);
+    y = x;
+    for (int i = 0; i < N; i++) y = gop(g, ctx, "relu", &y, 1, NULL, 0);
+    wgnn_graph_output(g, y);
+    wgnn_status s = wgnn_graph_build(g);
+    CHECK(s == WGNN_OK, "long build: %s", wgnn_context_error(ctx));
+    if (s == WGNN_OK) {
+        wgnn_graph_set_input(g, x, hx, sizeof hx);
+        s = wgnn_graph_run(g, 1);
+        CHECK(s == WGNN_OK, "long run: %s", wgnn_context_error(ctx));
+    }
+    if (s == WGNN_OK) {
+        CHECK(wgnn_graph_read_output(g, y, got, sizeof got) == WGNN_OK && got[0] == 0 && got[4] == 2 && got[7] == 0,
+              "relu^%d", N);
+        const wgnn_graph_prof *recs = NULL;
+        int n = 0;
+        uint64_t total = 0;
+        if (wgnn_context_has_timestamps(ctx)) {
+            CHECK(wgnn_graph_profile(g, &recs, &n, &total) == WGNN_OK && n == N && recs[N - 1].node == N - 1 &&
+                      recs[N - 1].dispatches >= 1 && total > 0,
+                  "long profile: %d records, total %llu", n, (unsigned long long)total);
+        }
+    }
+    wgnn_graph_stats st;
+    wgnn_graph_get_stats(g, &st);
+    CHECK(st.n_pool_buffers <= 2, "long chain: %d pooled buffers", st.n_pool_buffers);
+    wgnn_graph_destroy(g);
+}
+
 /* ---- (6) errors ------------------------------------------------------------------------ */
 
 static int has(const char *msg, const char *part) { return strstr(msg, part) != NULL; }
@@ -516,6 +553,7 @@ int main(void) {
     test_liveness(ctx);
     test_pool_sizes(ctx);
     test_conv_sdpa(ctx);
+    test_long(ctx);
     test_errors(ctx);
     wgnn_context_destroy(ctx);
     return tu_finish();

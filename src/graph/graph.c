@@ -513,6 +513,8 @@ static wgnn_status build_bind_groups(wgnn_graph *g, wgnn__plan *plans, uint32_t 
         for (int k = 0; k < nd->n.n_in; k++) t[nt++] = g->v[nd->in[k]].t;
         for (int k = 0; k < nd->n.n_out; k++) t[nt++] = g->v[nd->out[k]].t;
         const wgnn__plan *p = &plans[i];
+        wgnn_status s = WGNN_OK;
+        wgnn__scope_push(ctx); /* one round trip per node, as eager ops do */
         for (uint32_t j = 0; j < p->n; j++, di++) {
             const wgnn__dispatch *d = &p->d[j];
             WGPUBindGroupEntry e[WGNN__MAX_BIND + 1];
@@ -551,18 +553,15 @@ static wgnn_status build_bind_groups(wgnn_graph *g, wgnn__plan *plans, uint32_t 
             bgd.layout = d->pipe->layout;
             bgd.entryCount = n;
             bgd.entries = e;
-            wgnn__scope_push(ctx);
             WGPUBindGroup bg = wgpuDeviceCreateBindGroup(ctx->device, &bgd);
-            wgnn_status s = wgnn__scope_pop(ctx, "creating a bind group");
-            if (s == WGNN_OK && !bg) s = wgnn__err(ctx, WGNN_ERR_GPU, "could not create a bind group");
-            if (s != WGNN_OK) {
-                if (bg) wgpuBindGroupRelease(bg);
-                return node_fail(g, i, s);
-            }
+            if (!bg) s = wgnn__err(ctx, WGNN_ERR_GPU, "could not create a bind group for dispatch %u", j);
             g->disp[di].pipe = d->pipe->pipe;
-            g->disp[di].bg = bg;
+            g->disp[di].bg = bg; /* released by destroy, also after a failure */
             memcpy(g->disp[di].grid, d->grid, sizeof d->grid);
         }
+        wgnn_status sp = wgnn__scope_pop(ctx, "creating bind groups");
+        if (s == WGNN_OK) s = sp;
+        if (s != WGNN_OK) return node_fail(g, i, s);
     }
     return WGNN_OK;
 }
