@@ -321,7 +321,8 @@ wgnn_status wgnn_op_ref(const char *op, const wgnn_host_tensor *in, int n_in, co
  * build can only be destroyed. Shapes are fixed per graph: for another
  * batch or image size build another graph over the same constants (they are
  * shared, not copied). A graph uses its context as the ops do (one thread at
- * a time) and must be destroyed before it.
+ * a time) and must be destroyed before it. docs/GRAPH.md describes the
+ * buffer plan, the run and the stats.
  */
 typedef struct wgnn_graph wgnn_graph;
 typedef int32_t wgnn_value; /* >= 0; returned by the calls below */

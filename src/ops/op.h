@@ -61,6 +61,12 @@ typedef struct wgnn__op {
 /* wgnn_op without the thread guard (for typed entry points that hold it). */
 wgnn_status wgnn__op_run(wgnn_context *ctx, const char *op, const wgnn_tensor *const *in, int n_in,
                          const char *const *args, int n_args, wgnn_tensor *const *out, int n_out);
+/* What wgnn_op_shapes does, into node: finds op, checks n_in, parses args
+ * and runs the row's check (n->out, n->n_out filled). *row (may be NULL) gets
+ * the row on success. node->err points at err afterwards (the caller may
+ * reset it). For callers that keep the node, e.g. the graph. */
+wgnn_status wgnn__op_prepare(const char *op, const wgnn_desc *in, int n_in, const char *const *args, int n_args,
+                             wgnn__node *node, const struct wgnn__op **row, char *err, size_t err_len);
 /* Writes the node's message (prefixed by the op's name) and returns s. */
 wgnn_status wgnn__node_err(wgnn__node *n, wgnn_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "[2,3,5]" */

@@ -253,6 +253,13 @@ static wgnn_status prepare(const char *name, const wgnn_desc *in, int n_in, cons
     return WGNN_OK;
 }
 
+wgnn_status wgnn__op_prepare(const char *op, const wgnn_desc *in, int n_in, const char *const *args, int n_args,
+                             wgnn__node *node, const wgnn__op **row, char *err, size_t err_len) {
+    wgnn_status s = prepare(op, in, n_in, args, n_args, node, err, err_len);
+    if (row) *row = s == WGNN_OK ? node->op : NULL;
+    return s;
+}
+
 wgnn_status wgnn_op_shapes(const char *op, const wgnn_desc *in, int n_in, const char *const *args, int n_args,
                            wgnn_desc *out, int out_cap, int *n_out, char *err, size_t err_len) {
     wgnn__node n;

@@ -1,0 +1,1047 @@
+/* graph.c - build once, run many: values and nodes over the op table,
+ * liveness-planned buffers, bind groups and uniform blocks made once, one
+ * command buffer and one submit per run (see docs/GRAPH.md).
+ *
+ * Layering: uses src/ops/ (rows: check and plan) and src/gpu/ (buffers,
+ * error scopes, readback); nothing below knows about graphs. */
+#include "ops/op.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QSET_CAP 4096u /* queries per timestamp query set (WebGPU's maximum) */
+
+typedef enum vkind { V_INPUT, V_CONST, V_OP, V_VIEW } vkind;
+
+typedef struct gvalue {
+    vkind kind;
+    wgnn_desc desc;
+    uint64_t nbytes;
+    int node;      /* V_OP: the node that writes it, else -1 */
+    int base;      /* V_VIEW: the root value (never a view) */
+    bool output;   /* wgnn_graph_output */
+    bool own;      /* V_OP with a buffer of its own (it or a view of it is an output) */
+    int last_use;  /* last node that reads it (roots only; build) */
+    int pool;      /* pooled buffer index, or -1 */
+    char *name;
+    wgnn_tensor *t; /* input: owned; const: the caller's (owned when take); op, view: owned struct (build) */
+    bool take;
+} gvalue;
+
+typedef struct gnode {
+    wgnn__node n;
+    int in[WGNN__MAX_IN], out[WGNN__MAX_OUT];
+    char **args;
+    int n_args;
+    char *label;
+    uint32_t first, count; /* its dispatches in g->disp */
+} gnode;
+
+typedef struct gdispatch {
+    WGPUComputePipeline pipe; /* the context's cache owns it */
+    WGPUBindGroup bg;
+    uint32_t grid[3];
+} gdispatch;
+
+typedef struct gpool {
+    WGPUBuffer buf;
+    uint64_t size;
+    int busy_until; /* last node reading its current value */
+} gpool;
+
+struct wgnn_graph {
+    wgnn_context *ctx;
+    gvalue *v;
+    int n_v, cap_v;
+    gnode *nodes;
+    int n_nodes, cap_nodes;
+    bool built, failed;
+    int runs;
+
+    gpool *pool;
+    int n_pool;
+    WGPUBuffer scratch[WGNN__MAX_SCRATCH];
+    uint64_t scratch_size[WGNN__MAX_SCRATCH];
+    uint32_t n_scratch;
+    WGPUBuffer uni;
+    uint64_t uni_bytes;
+    gdispatch *disp;
+    uint32_t n_disp;
+
+    WGPUQuerySet *qsets;
+    uint32_t n_qsets;
+    WGPUBuffer resolve;
+    wgnn_graph_prof *prof;
+    bool profiled;
+    uint64_t prof_total;
+};
+
+static char *dupstr(const char *s) {
+    if (!s) s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* ---- values ----------------------------------------------------------------- */
+
+static wgnn_status check_open(wgnn_graph *g, const char *what) {
+    if (g->failed)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: the graph failed to build; it can only be destroyed",
+                         what);
+    if (g->built)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: the graph is built; it takes no more values or nodes",
+                         what);
+    return WGNN_OK;
+}
+
+static wgnn_status check_value(const wgnn_graph *g, wgnn_value v, const char *what) {
+    if (v < 0 || v >= g->n_v)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: value %d is not a value of this graph (0..%d)", what,
+                         (int)v, g->n_v - 1);
+    return WGNN_OK;
+}
+
+/* Appends a value; *out its id. */
+static wgnn_status add_value(wgnn_graph *g, vkind kind, const wgnn_desc *d, const char *name, int *out) {
+    if (g->n_v == g->cap_v) {
+        int nc = g->cap_v ? g->cap_v * 2 : 16;
+        gvalue *nv = realloc(g->v, (size_t)nc * sizeof *nv);
+        if (!nv) return wgnn__err(g->ctx, WGNN_ERR_OUT_OF_MEMORY, "graph: out of host memory");
+        g->v = nv;
+        g->cap_v = nc;
+    }
+    gvalue *v = &g->v[g->n_v];
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    v->desc = *d;
+    v->nbytes = wgnn__desc_numel(d) * wgnn_dtype_size(d->dtype);
+    v->node = -1;
+    v->base = -1;
+    v->last_use = -1;
+    v->pool = -1;
+    v->name = dupstr(name);
+    if (!v->name) return wgnn__err(g->ctx, WGNN_ERR_OUT_OF_MEMORY, "graph: out of host memory");
+    *out = g->n_v++;
+    return WGNN_OK;
+}
+
+static int root_of(const wgnn_graph *g, int v) { return g->v[v].kind == V_VIEW ? g->v[v].base : v; }
+
+/* A tensor struct for a graph-made buffer; the struct holds one reference to buf. */
+static wgnn_status make_tensor(wgnn_graph *g, const wgnn_desc *d, WGPUBuffer buf, wgnn_tensor **out) {
+    wgnn_tensor *t = calloc(1, sizeof *t);
+    if (!t) return wgnn__err(g->ctx, WGNN_ERR_OUT_OF_MEMORY, "graph: out of host memory");
+    t->ctx = g->ctx;
+    t->buf = buf;
+    t->dtype = d->dtype;
+    t->rank = d->rank;
+    memcpy(t->dims, d->dims, sizeof t->dims);
+    t->numel = wgnn__desc_numel(d);
+    t->nbytes = t->numel * wgnn_dtype_size(d->dtype);
+    t->buf_size = (t->nbytes + 3u) & ~(uint64_t)3u;
+    *out = t;
+    return WGNN_OK;
+}
+
+static wgnn_status new_buffer(wgnn_graph *g, uint64_t bytes, const char *what, WGPUBuffer *out) {
+    return wgnn__buffer_create(g->ctx, bytes, WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst,
+                               what, out);
+}
+
+wgnn_status wgnn_graph_create(wgnn_context *ctx, wgnn_graph **out) {
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    if (!out) return wgnn__leave(ctx, wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_create: out must not be NULL"));
+    *out = NULL;
+    s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return wgnn__leave(ctx, s);
+    wgnn_graph *g = calloc(1, sizeof *g);
+    if (!g) return wgnn__leave(ctx, wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_create: out of host memory"));
+    g->ctx = ctx;
+    *out = g;
+    return wgnn__leave(ctx, WGNN_OK);
+}
+
+static wgnn_status graph_input(wgnn_graph *g, const char *name, wgnn_dtype dtype, int rank, const int64_t *dims,
+                               wgnn_value *out) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = check_open(g, "graph_input");
+    if (s != WGNN_OK) return s;
+    if (!out) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_input: out must not be NULL");
+    if (wgnn_dtype_size(dtype) == 0)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_input %s: unknown dtype %d", name ? name : "",
+                         (int)dtype);
+    if (rank < 0 || rank > WGNN_MAX_RANK || (rank > 0 && !dims))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_input %s: rank %d outside 0..%d or dims NULL",
+                         name ? name : "", rank, WGNN_MAX_RANK);
+    wgnn_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = dtype;
+    d.rank = rank;
+    uint64_t numel = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 1)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_input %s: dim %d is %lld; every dim must be >= 1",
+                             name ? name : "", i, (long long)dims[i]);
+        if (!wgnn__mul_u64(numel, (uint64_t)dims[i], &numel) || numel > (1ull << 50))
+            return wgnn__err(ctx, WGNN_ERR_LIMIT, "graph_input %s: more than 2^50 elements", name ? name : "");
+        d.dims[i] = dims[i];
+    }
+    int id;
+    s = add_value(g, V_INPUT, &d, name, &id);
+    if (s != WGNN_OK) return s;
+    gvalue *v = &g->v[id];
+    if (v->nbytes > ctx->limits.maxBufferSize) {
+        g->n_v--;
+        free(v->name);
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "graph_input %s: %llu bytes pass the device's maxBufferSize (%llu)",
+                         name ? name : "", (unsigned long long)v->nbytes,
+                         (unsigned long long)ctx->limits.maxBufferSize);
+    }
+    WGPUBuffer b = NULL;
+    s = new_buffer(g, v->nbytes, "graph input", &b);
+    if (s == WGNN_OK) {
+        s = make_tensor(g, &d, b, &v->t);
+        if (s != WGNN_OK) wgpuBufferRelease(b);
+    }
+    if (s != WGNN_OK) {
+        free(v->name);
+        g->n_v--;
+        return s;
+    }
+    *out = id;
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_graph_input(wgnn_graph *g, const char *name, wgnn_dtype dtype, int rank, const int64_t *dims,
+                             wgnn_value *out) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_input(g, name, dtype, rank, dims, out));
+}
+
+static wgnn_status graph_constant(wgnn_graph *g, wgnn_tensor *t, int take, wgnn_value *out) {
+    wgnn_status s = check_open(g, "graph_constant");
+    if (s != WGNN_OK) return s;
+    if (!t || !out) return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_constant: t and out must not be NULL");
+    if (t->ctx != g->ctx)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_constant: the tensor belongs to another context than the graph");
+    wgnn_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = t->dtype;
+    d.rank = t->rank;
+    memcpy(d.dims, t->dims, (size_t)t->rank * sizeof t->dims[0]);
+    int id;
+    s = add_value(g, V_CONST, &d, "constant", &id);
+    if (s != WGNN_OK) return s;
+    g->v[id].t = t;
+    g->v[id].take = take != 0;
+    *out = id;
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_graph_constant(wgnn_graph *g, wgnn_tensor *t, int take, wgnn_value *out) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_constant(g, t, take, out));
+}
+
+static void free_node_strings(gnode *nd) {
+    for (int i = 0; i < nd->n_args; i++) free(nd->args[i]);
+    free(nd->args);
+    free(nd->label);
+    nd->args = NULL;
+    nd->label = NULL;
+}
+
+static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in, const char *const *args,
+                            int n_args, wgnn_value *out, int out_cap, int *n_out) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = check_open(g, "graph_op");
+    if (s != WGNN_OK) return s;
+    const char *name = op ? op : "(null)";
+    int idx = g->n_nodes;
+    if (n_in < 0 || n_in > WGNN__MAX_IN || (n_in > 0 && !in))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): in must hold n_in (0..%d) values", idx,
+                         name, WGNN__MAX_IN);
+    if (n_args < 0 || (n_args > 0 && !args))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): args must hold n_args strings", idx, name);
+    wgnn_desc din[WGNN__MAX_IN];
+    for (int i = 0; i < n_in; i++) {
+        if (in[i] < 0 || in[i] >= g->n_v)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                             "graph node %d (%s): input %d is value %d, not a value of this graph (0..%d)", idx, name, i,
+                             (int)in[i], g->n_v - 1);
+        din[i] = g->v[in[i]].desc;
+    }
+    gnode nd;
+    memset(&nd, 0, sizeof nd);
+    char err[WGNN__ERR_LEN];
+    s = wgnn__op_prepare(op, din, n_in, args, n_args, &nd.n, NULL, err, sizeof err);
+    if (s != WGNN_OK) return wgnn__err(ctx, s, "graph node %d: %s", idx, err);
+    nd.n.err = NULL;
+    nd.n.err_len = 0;
+    if (n_out) *n_out = nd.n.n_out;
+    if (nd.n.n_out > out_cap || (nd.n.n_out > 0 && !out))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): the op has %d outputs; out_cap is %d",
+                         idx, name, nd.n.n_out, out_cap);
+    if (g->n_nodes == g->cap_nodes) {
+        int nc = g->cap_nodes ? g->cap_nodes * 2 : 16;
+        gnode *nn = realloc(g->nodes, (size_t)nc * sizeof *nn);
+        if (!nn) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph: out of host memory");
+        g->nodes = nn;
+        g->cap_nodes = nc;
+    }
+    nd.args = n_args ? calloc((size_t)n_args, sizeof *nd.args) : NULL;
+    nd.label = dupstr("");
+    bool ok = nd.label && (n_args == 0 || nd.args);
+    nd.n_args = nd.args ? n_args : 0;
+    for (int i = 0; ok && i < n_args; i++) ok = (nd.args[i] = dupstr(args[i])) != NULL;
+    if (!ok) {
+        free_node_strings(&nd);
+        return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph: out of host memory");
+    }
+    for (int i = 0; i < n_in; i++) nd.in[i] = in[i];
+    int first = g->n_v;
+    for (int i = 0; i < nd.n.n_out; i++) {
+        int id;
+        s = add_value(g, V_OP, &nd.n.out[i], nd.n.op->info.name, &id);
+        if (s != WGNN_OK) {
+            while (g->n_v > first) free(g->v[--g->n_v].name);
+            free_node_strings(&nd);
+            return s;
+        }
+        g->v[id].node = idx;
+        nd.out[i] = id;
+    }
+    g->nodes[g->n_nodes++] = nd;
+    for (int i = 0; i < nd.n.n_out; i++) out[i] = nd.out[i];
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in, const char *const *args,
+                          int n_args, wgnn_value *out, int out_cap, int *n_out) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out));
+}
+
+static wgnn_status graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = check_open(g, "graph_view");
+    if (s == WGNN_OK) s = check_value(g, v, "graph_view");
+    if (s != WGNN_OK) return s;
+    if (!out || rank < 0 || rank > WGNN_MAX_RANK || (rank > 0 && !dims))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_view: rank %d outside 0..%d, or dims or out NULL", rank,
+                         WGNN_MAX_RANK);
+    const gvalue *src = &g->v[v];
+    uint64_t want = wgnn__desc_numel(&src->desc), known = 1;
+    int infer = -1;
+    wgnn_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = src->desc.dtype;
+    d.rank = rank;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] == -1 && infer < 0) {
+            infer = i;
+            continue;
+        }
+        if (dims[i] < 1)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                             "graph_view of value %d: dim %d is %lld; dims must be >= 1 (one may be -1)", (int)v, i,
+                             (long long)dims[i]);
+        if (!wgnn__mul_u64(known, (uint64_t)dims[i], &known) || known > want) {
+            known = want + 1;
+            break;
+        }
+        d.dims[i] = dims[i];
+    }
+    if (infer >= 0 && known <= want && want % known == 0) {
+        d.dims[infer] = (int64_t)(want / known);
+        known = want;
+    }
+    if (known != want) {
+        char have[160], got[160] = "[";
+        wgnn__dims_str(&src->desc, have, sizeof have);
+        size_t n = 1;
+        for (int i = 0; i < rank && n < sizeof got; i++)
+            n += (size_t)snprintf(got + n, sizeof got - n, "%s%lld", i ? "," : "", (long long)dims[i]);
+        if (n < sizeof got) snprintf(got + n, sizeof got - n, "]");
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_view of value %d: shape %s does not hold its %llu elements (it is %s)", (int)v, got,
+                         (unsigned long long)want, have);
+    }
+    int root = root_of(g, v), id;
+    s = add_value(g, V_VIEW, &d, "view", &id);
+    if (s != WGNN_OK) return s;
+    g->v[id].base = root;
+    *out = id;
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_view(g, v, rank, dims, out));
+}
+
+static wgnn_status graph_set_label(wgnn_graph *g, wgnn_value v, const char *label) {
+    wgnn_status s = check_value(g, v, "graph_set_label");
+    if (s != WGNN_OK) return s;
+    if (g->failed) return check_open(g, "graph_set_label");
+    int r = root_of(g, v);
+    if (g->v[r].kind != V_OP)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_set_label: value %d is an input or a constant; no node produces it", (int)v);
+    char *l = dupstr(label);
+    if (!l) return wgnn__err(g->ctx, WGNN_ERR_OUT_OF_MEMORY, "graph: out of host memory");
+    gnode *nd = &g->nodes[g->v[r].node];
+    free(nd->label);
+    nd->label = l;
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_graph_set_label(wgnn_graph *g, wgnn_value v, const char *label) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_set_label(g, v, label));
+}
+
+wgnn_status wgnn_graph_output(wgnn_graph *g, wgnn_value v) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    s = check_open(g, "graph_output");
+    if (s == WGNN_OK) s = check_value(g, v, "graph_output");
+    if (s == WGNN_OK) g->v[v].output = true;
+    return wgnn__leave(g->ctx, s);
+}
+
+wgnn_status wgnn_graph_desc(const wgnn_graph *g, wgnn_value v, wgnn_desc *out) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    s = check_value(g, v, "graph_desc");
+    if (s == WGNN_OK && !out) s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_desc: out must not be NULL");
+    if (s == WGNN_OK) *out = g->v[v].desc;
+    return wgnn__leave(g->ctx, s);
+}
+
+/* ---- build ------------------------------------------------------------------- */
+
+/* Rewrites ctx->err as "graph node i (op, label): <message>". */
+static wgnn_status node_fail(wgnn_graph *g, int i, wgnn_status s) {
+    char msg[WGNN__ERR_LEN];
+    memcpy(msg, g->ctx->err, sizeof msg);
+    msg[sizeof msg - 1] = '\0';
+    const gnode *nd = &g->nodes[i];
+    if (nd->label && nd->label[0])
+        return wgnn__err(g->ctx, s, "graph node %d (%s \"%s\"): %.900s", i, nd->n.op->info.name, nd->label, msg);
+    return wgnn__err(g->ctx, s, "graph node %d (%s): %.900s", i, nd->n.op->info.name, msg);
+}
+
+/* Liveness over node order, then op outputs onto pooled buffers: a buffer is
+ * free for a value written by node i when every reader of its current value
+ * is before i. Best fit among the free ones; else the largest free one grows;
+ * else a new one. */
+static void plan_pool(wgnn_graph *g) {
+    for (int i = 0; i < g->n_v; i++) {
+        gvalue *v = &g->v[i];
+        v->last_use = v->kind == V_OP ? v->node : -1;
+    }
+    for (int i = 0; i < g->n_v; i++)
+        if (g->v[i].output) {
+            gvalue *r = &g->v[root_of(g, i)];
+            if (r->kind == V_OP) r->own = true;
+        }
+    for (int n = 0; n < g->n_nodes; n++)
+        for (int k = 0; k < g->nodes[n].n.n_in; k++) {
+            gvalue *r = &g->v[root_of(g, g->nodes[n].in[k])];
+            if (r->last_use < n) r->last_use = n;
+        }
+    for (int n = 0; n < g->n_nodes; n++)
+        for (int k = 0; k < g->nodes[n].n.n_out; k++) {
+            gvalue *v = &g->v[g->nodes[n].out[k]];
+            if (v->own) continue;
+            uint64_t need = (v->nbytes + 3u) & ~(uint64_t)3u;
+            int best = -1, largest = -1;
+            for (int b = 0; b < g->n_pool; b++) {
+                if (g->pool[b].busy_until >= n) continue;
+                if (g->pool[b].size >= need && (best < 0 || g->pool[b].size < g->pool[best].size)) best = b;
+                if (largest < 0 || g->pool[b].size > g->pool[largest].size) largest = b;
+            }
+            if (best < 0 && largest >= 0) {
+                best = largest;
+                g->pool[best].size = need;
+            }
+            if (best < 0) { /* g->pool has room for every op output (build) */
+                best = g->n_pool++;
+                g->pool[best].buf = NULL;
+                g->pool[best].size = need;
+            }
+            g->pool[best].busy_until = v->last_use;
+            v->pool = best;
+        }
+}
+
+/* The size a binding of buf at offset may span: the tensor's bytes when buf
+ * is one of the node's tensors (a pooled buffer may be larger than the value,
+ * and kernels take lengths from arrayLength). 0: the rest of the buffer. */
+static uint64_t clamp_size(const wgnn_tensor *const *t, int n, WGPUBuffer buf, uint64_t offset) {
+    for (int i = 0; i < n; i++)
+        if (t[i] && t[i]->buf == buf) return offset < t[i]->buf_size ? t[i]->buf_size - offset : 0;
+    return 0;
+}
+
+static wgnn_status build_bind_groups(wgnn_graph *g, wgnn__plan *plans, uint32_t ua) {
+    wgnn_context *ctx = g->ctx;
+    uint32_t di = 0;
+    uint64_t uoff = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        gnode *nd = &g->nodes[i];
+        const wgnn_tensor *t[WGNN__MAX_IN + WGNN__MAX_OUT];
+        int nt = 0;
+        for (int k = 0; k < nd->n.n_in; k++) t[nt++] = g->v[nd->in[k]].t;
+        for (int k = 0; k < nd->n.n_out; k++) t[nt++] = g->v[nd->out[k]].t;
+        const wgnn__plan *p = &plans[i];
+        wgnn_status s = WGNN_OK;
+        wgnn__scope_push(ctx); /* one round trip per node, as eager ops do */
+        for (uint32_t j = 0; j < p->n; j++, di++) {
+            const wgnn__dispatch *d = &p->d[j];
+            WGPUBindGroupEntry e[WGNN__MAX_BIND + 1];
+            uint32_t n = 0;
+            if (d->params_size) {
+                WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
+                x.binding = 0;
+                x.buffer = g->uni;
+                x.offset = uoff;
+                x.size = (d->params_size + 15u) & ~15u;
+                uoff += (x.size + ua - 1) / ua * ua;
+                e[n++] = x;
+            }
+            for (uint32_t b = 0; b < d->n_b; b++) {
+                const wgnn__binding *bd = &d->b[b];
+                WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
+                x.binding = n;
+                x.offset = bd->offset;
+                x.size = bd->size ? bd->size : WGPU_WHOLE_SIZE;
+                if (bd->scratch) {
+                    x.buffer = g->scratch[bd->scratch - 1];
+                    if (!bd->size && bd->offset < p->scratch[bd->scratch - 1]) {
+                        uint64_t want = (p->scratch[bd->scratch - 1] + 3u) & ~(uint64_t)3u;
+                        x.size = want - bd->offset;
+                    }
+                } else {
+                    x.buffer = bd->buf;
+                    if (!bd->size) {
+                        uint64_t c = clamp_size(t, nt, bd->buf, bd->offset);
+                        if (c) x.size = c;
+                    }
+                }
+                e[n++] = x;
+            }
+            WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+            bgd.layout = d->pipe->layout;
+            bgd.entryCount = n;
+            bgd.entries = e;
+            WGPUBindGroup bg = wgpuDeviceCreateBindGroup(ctx->device, &bgd);
+            if (!bg) s = wgnn__err(ctx, WGNN_ERR_GPU, "could not create a bind group for dispatch %u", j);
+            g->disp[di].pipe = d->pipe->pipe;
+            g->disp[di].bg = bg; /* released by destroy, also after a failure */
+            memcpy(g->disp[di].grid, d->grid, sizeof d->grid);
+        }
+        wgnn_status sp = wgnn__scope_pop(ctx, "creating bind groups");
+        if (s == WGNN_OK) s = sp;
+        if (s != WGNN_OK) return node_fail(g, i, s);
+    }
+    return WGNN_OK;
+}
+
+static wgnn_status graph_build(wgnn_graph *g) {
+    wgnn_context *ctx = g->ctx;
+    if (g->failed) return check_open(g, "graph_build");
+    if (g->built) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_build: the graph is already built");
+    wgnn_status s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    wgnn__plan *plans = NULL;
+    unsigned char *uhost = NULL;
+    g->failed = true; /* until the end */
+
+    for (int i = 0; i < g->n_v; i++)
+        if (g->v[i].nbytes > ctx->limits.maxBufferSize) {
+            s = wgnn__err(ctx, WGNN_ERR_LIMIT, "graph value %d: %llu bytes pass the device's maxBufferSize (%llu)", i,
+                          (unsigned long long)g->v[i].nbytes, (unsigned long long)ctx->limits.maxBufferSize);
+            if (g->v[i].kind == V_OP) s = node_fail(g, g->v[i].node, s);
+            goto cleanup;
+        }
+    g->pool = calloc((size_t)g->n_v + 1, sizeof *g->pool);
+    if (!g->pool) {
+        s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_build: out of host memory");
+        goto cleanup;
+    }
+    plan_pool(g);
+    for (int b = 0; b < g->n_pool && s == WGNN_OK; b++) s = new_buffer(g, g->pool[b].size, "graph pool", &g->pool[b].buf);
+    if (s != WGNN_OK) goto cleanup;
+
+    /* tensor structs: op outputs first (views point at them) */
+    for (int i = 0; i < g->n_v; i++) {
+        gvalue *v = &g->v[i];
+        if (v->kind != V_OP) continue;
+        WGPUBuffer b = NULL;
+        if (v->own) {
+            s = new_buffer(g, v->nbytes, "graph output", &b);
+        } else {
+            b = g->pool[v->pool].buf;
+            wgpuBufferAddRef(b);
+        }
+        if (s == WGNN_OK) {
+            s = make_tensor(g, &v->desc, b, &v->t);
+            if (s != WGNN_OK) wgpuBufferRelease(b);
+        }
+        if (s != WGNN_OK) goto cleanup;
+    }
+    for (int i = 0; i < g->n_v; i++) {
+        gvalue *v = &g->v[i];
+        if (v->kind != V_VIEW) continue;
+        WGPUBuffer b = g->v[v->base].t->buf;
+        wgpuBufferAddRef(b);
+        s = make_tensor(g, &v->desc, b, &v->t);
+        if (s != WGNN_OK) {
+            wgpuBufferRelease(b);
+            goto cleanup;
+        }
+    }
+
+    /* plans: one per node, kept until the bind groups exist */
+    plans = calloc((size_t)g->n_nodes + 1, sizeof *plans);
+    if (!plans) {
+        s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_build: out of host memory");
+        goto cleanup;
+    }
+    uint32_t n_params = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        gnode *nd = &g->nodes[i];
+        const wgnn_tensor *tin[WGNN__MAX_IN];
+        wgnn_tensor *tout[WGNN__MAX_OUT];
+        for (int k = 0; k < nd->n.n_in; k++) tin[k] = g->v[nd->in[k]].t;
+        for (int k = 0; k < nd->n.n_out; k++) tout[k] = g->v[nd->out[k]].t;
+        plans[i].label = nd->n.op->info.name;
+        ctx->err[0] = '\0';
+        s = nd->n.op->plan(ctx, &nd->n, tin, tout, &plans[i]);
+        if (s != WGNN_OK) {
+            s = node_fail(g, i, s);
+            goto cleanup;
+        }
+        for (uint32_t j = 0; j < plans[i].n; j++) {
+            const wgnn__dispatch *d = &plans[i].d[j];
+            bool bad = !d->pipe;
+            for (uint32_t b = 0; b < d->n_b; b++)
+                if (!d->b[b].buf && (d->b[b].scratch == 0 || d->b[b].scratch > plans[i].n_scratch)) bad = true;
+            if (bad) {
+                s = node_fail(g, i, wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                                              "dispatch %u has no pipeline or a binding without a buffer", j));
+                goto cleanup;
+            }
+            if (d->params_size) n_params++;
+        }
+        for (uint32_t k = 0; k < plans[i].n_scratch; k++) {
+            uint64_t sz = plans[i].scratch[k];
+            if (sz > ctx->limits.maxBufferSize || sz > ctx->limits.maxStorageBufferBindingSize) {
+                s = node_fail(g, i,
+                              wgnn__err(ctx, WGNN_ERR_LIMIT,
+                                        "a %llu-byte scratch buffer passes the device's maxStorageBufferBindingSize "
+                                        "(%llu bytes)",
+                                        (unsigned long long)sz,
+                                        (unsigned long long)ctx->limits.maxStorageBufferBindingSize));
+                goto cleanup;
+            }
+            sz = sz ? (sz + 3u) & ~(uint64_t)3u : 4u;
+            if (sz > g->scratch_size[k]) g->scratch_size[k] = sz;
+            if (k + 1 > g->n_scratch) g->n_scratch = k + 1;
+        }
+        nd->first = g->n_disp;
+        nd->count = plans[i].n;
+        g->n_disp += plans[i].n;
+    }
+    /* one scratch set for the graph: nodes run one after another */
+    for (uint32_t k = 0; k < g->n_scratch; k++) {
+        s = wgnn__buffer_create(ctx, g->scratch_size[k], WGPUBufferUsage_Storage, "graph scratch", &g->scratch[k]);
+        if (s != WGNN_OK) goto cleanup;
+    }
+
+    /* every params block of the graph in one uniform buffer, written once */
+    uint32_t ua = ctx->limits.minUniformBufferOffsetAlignment < 16 ? 16 : ctx->limits.minUniformBufferOffsetAlignment;
+    uint64_t slot = (WGNN__PARAMS_MAX + ua - 1) / ua * ua;
+    if (n_params) {
+        uint64_t used = 0;
+        uhost = calloc((size_t)n_params, (size_t)slot);
+        if (!uhost) {
+            s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_build: out of host memory");
+            goto cleanup;
+        }
+        for (int i = 0; i < g->n_nodes; i++)
+            for (uint32_t j = 0; j < plans[i].n; j++) {
+                const wgnn__dispatch *d = &plans[i].d[j];
+                if (!d->params_size) continue;
+                memcpy(uhost + used, d->params, d->params_size);
+                uint64_t sz = (d->params_size + 15u) & ~15u;
+                used += (sz + ua - 1) / ua * ua;
+            }
+        g->uni_bytes = used;
+        s = wgnn__buffer_create(ctx, used, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst, "graph uniforms",
+                                &g->uni);
+        if (s != WGNN_OK) goto cleanup;
+        wgnn__scope_push(ctx);
+        wgpuQueueWriteBuffer(ctx->queue, g->uni, 0, uhost, (size_t)used);
+        s = wgnn__scope_pop(ctx, "graph_build: writing the uniform blocks");
+        if (s != WGNN_OK) goto cleanup;
+    }
+
+    g->disp = calloc((size_t)g->n_disp + 1, sizeof *g->disp);
+    if (!g->disp) {
+        s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_build: out of host memory");
+        goto cleanup;
+    }
+    s = build_bind_groups(g, plans, ua);
+    if (s != WGNN_OK) goto cleanup;
+
+    g->prof = calloc((size_t)g->n_nodes + 1, sizeof *g->prof);
+    if (!g->prof) {
+        s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_build: out of host memory");
+        goto cleanup;
+    }
+    g->failed = false;
+    g->built = true;
+cleanup:
+    if (plans)
+        for (int i = 0; i < g->n_nodes; i++) wgnn__plan_free(&plans[i]);
+    free(plans);
+    free(uhost);
+    return s;
+}
+
+wgnn_status wgnn_graph_build(wgnn_graph *g) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_build(g));
+}
+
+/* ---- run --------------------------------------------------------------------- */
+
+static wgnn_status set_input(wgnn_graph *g, wgnn_value input, const void *data, size_t bytes) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = check_value(g, input, "graph_set_input");
+    if (s != WGNN_OK) return s;
+    if (g->failed) return check_open(g, "graph_set_input");
+    const gvalue *v = &g->v[input];
+    if (v->kind != V_INPUT)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input: value %d is not an input of the graph",
+                         (int)input);
+    if (!data) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input %s: data must not be NULL", v->name);
+    if (bytes != v->nbytes)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input %s: %zu bytes given, the input holds %llu",
+                         v->name, bytes, (unsigned long long)v->nbytes);
+    s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    /* queue writes run before later submits: recorded work reads the old data */
+    if (ctx->enc) {
+        s = wgnn__flush(ctx, false);
+        if (s != WGNN_OK) return s;
+    }
+    size_t body = bytes & ~(size_t)3u;
+    wgnn__scope_push(ctx);
+    if (body) wgpuQueueWriteBuffer(ctx->queue, v->t->buf, 0, data, body);
+    if (body < bytes) {
+        unsigned char tail[4] = {0};
+        memcpy(tail, (const unsigned char *)data + body, bytes - body);
+        wgpuQueueWriteBuffer(ctx->queue, v->t->buf, body, tail, 4);
+    }
+    return wgnn__scope_pop(ctx, "graph_set_input");
+}
+
+wgnn_status wgnn_graph_set_input(wgnn_graph *g, wgnn_value input, const void *data, size_t bytes) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, set_input(g, input, data, bytes));
+}
+
+/* Query sets for 2 timestamps a node, made at the first profiled run. */
+static wgnn_status ensure_queries(wgnn_graph *g) {
+    wgnn_context *ctx = g->ctx;
+    if (g->qsets || g->n_nodes == 0) return WGNN_OK;
+    uint64_t nq = 2ull * (uint64_t)g->n_nodes;
+    uint32_t ns = (uint32_t)((nq + QSET_CAP - 1) / QSET_CAP);
+    g->qsets = calloc(ns, sizeof *g->qsets);
+    if (!g->qsets) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_run: out of host memory");
+    g->n_qsets = ns;
+    wgnn__scope_push(ctx);
+    for (uint32_t i = 0; i < ns; i++) {
+        WGPUQuerySetDescriptor d = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+        d.type = WGPUQueryType_Timestamp;
+        d.count = i + 1 < ns ? QSET_CAP : (uint32_t)(nq - (uint64_t)i * QSET_CAP);
+        g->qsets[i] = wgpuDeviceCreateQuerySet(ctx->device, &d);
+    }
+    wgnn_status s = wgnn__scope_pop(ctx, "graph_run: creating timestamp query sets");
+    if (s == WGNN_OK)
+        s = wgnn__buffer_create(ctx, (uint64_t)ns * QSET_CAP * 8u, WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc,
+                                "graph timestamps", &g->resolve);
+    for (uint32_t i = 0; s == WGNN_OK && i < ns; i++)
+        if (!g->qsets[i]) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_run: no timestamp query set");
+    if (s != WGNN_OK) { /* the next profiled run tries again */
+        for (uint32_t i = 0; i < ns; i++)
+            if (g->qsets[i]) wgpuQuerySetRelease(g->qsets[i]);
+        free(g->qsets);
+        g->qsets = NULL;
+        g->n_qsets = 0;
+    }
+    return s;
+}
+
+static wgnn_status graph_run(wgnn_graph *g, int profile) {
+    wgnn_context *ctx = g->ctx;
+    if (g->failed) return check_open(g, "graph_run");
+    if (!g->built) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_run: build the graph first (wgnn_graph_build)");
+    wgnn_status s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    g->profiled = false;
+    bool timed = profile && ctx->has_timestamps && g->n_nodes > 0;
+    if (timed) {
+        s = ensure_queries(g);
+        if (s != WGNN_OK) return s;
+    }
+    /* eager work recorded before (e.g. an op writing a constant) goes first */
+    if (ctx->enc) {
+        s = wgnn__flush(ctx, false);
+        if (s != WGNN_OK) return s;
+    }
+    wgnn__scope_push(ctx);
+    WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
+    if (enc) {
+        WGPUComputePassEncoder pass = NULL;
+        for (int i = 0; i < g->n_nodes; i++) {
+            const gnode *nd = &g->nodes[i];
+            if (!pass || timed) {
+                WGPUComputePassDescriptor pd = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+                WGPUPassTimestampWrites tw = WGPU_PASS_TIMESTAMP_WRITES_INIT;
+                if (timed) {
+                    uint32_t q = 2u * (uint32_t)i;
+                    tw.querySet = g->qsets[q / QSET_CAP];
+                    tw.beginningOfPassWriteIndex = q % QSET_CAP;
+                    tw.endOfPassWriteIndex = q % QSET_CAP + 1;
+                    pd.timestampWrites = &tw;
+                }
+                pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
+                if (!pass) break;
+            }
+            for (uint32_t j = nd->first; j < nd->first + nd->count; j++) {
+                const gdispatch *d = &g->disp[j];
+                wgpuComputePassEncoderSetPipeline(pass, d->pipe);
+                wgpuComputePassEncoderSetBindGroup(pass, 0, d->bg, 0, NULL);
+                if (d->grid[0] && d->grid[1] && d->grid[2])
+                    wgpuComputePassEncoderDispatchWorkgroups(pass, d->grid[0], d->grid[1], d->grid[2]);
+            }
+            if (timed || i + 1 == g->n_nodes) {
+                wgpuComputePassEncoderEnd(pass);
+                wgpuComputePassEncoderRelease(pass);
+                pass = NULL;
+            }
+        }
+        if (timed) {
+            uint64_t nq = 2ull * (uint64_t)g->n_nodes;
+            for (uint32_t k = 0; k < g->n_qsets; k++) {
+                uint32_t cnt = k + 1 < g->n_qsets ? QSET_CAP : (uint32_t)(nq - (uint64_t)k * QSET_CAP);
+                wgpuCommandEncoderResolveQuerySet(enc, g->qsets[k], 0, cnt, g->resolve, (uint64_t)k * QSET_CAP * 8u);
+            }
+        }
+        WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+        WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
+        if (cb) {
+            wgpuQueueSubmit(ctx->queue, 1, &cb);
+            wgpuCommandBufferRelease(cb);
+        }
+        wgpuCommandEncoderRelease(enc);
+    }
+    s = wgnn__scope_pop(ctx, "graph_run: recording and submitting");
+    if (s == WGNN_OK && !enc) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_run: could not create a command encoder");
+    if (s != WGNN_OK) return s;
+    ctx->unwaited_flushes++;
+
+    /* wait; data errors (an embedding index out of range) come back with it */
+    uint64_t *ts = NULL;
+    size_t ts_bytes = 0;
+    if (timed) {
+        ts_bytes = (size_t)g->n_nodes * 16u;
+        ts = malloc(ts_bytes);
+        if (!ts) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_run: out of host memory");
+    }
+    /* the resolve buffer holds the sets QSET_CAP apart: read a packed copy
+     * when there is one set (the usual case), else the whole buffer */
+    uint64_t rb = timed ? (g->n_qsets == 1 ? (uint64_t)ts_bytes : (uint64_t)g->n_qsets * QSET_CAP * 8u) : 0;
+    uint64_t *all = ts;
+    if (timed && g->n_qsets > 1) {
+        all = malloc((size_t)rb);
+        if (!all) {
+            free(ts);
+            return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_run: out of host memory");
+        }
+    }
+    s = wgnn__read_buffer(ctx, timed ? g->resolve : NULL, rb, all, timed ? (size_t)rb : 0);
+    if (s == WGNN_OK) {
+        g->runs++;
+        if (timed) {
+            if (all != ts) memcpy(ts, all, ts_bytes); /* queries are contiguous across full sets */
+            for (int i = 0; i < g->n_nodes; i++) {
+                const gnode *nd = &g->nodes[i];
+                wgnn_graph_prof *r = &g->prof[i];
+                r->node = i;
+                r->value = nd->n.n_out ? nd->out[0] : -1;
+                r->op = nd->n.op->info.name;
+                r->label = nd->label ? nd->label : "";
+                r->dispatches = (int)nd->count;
+                r->gpu_ns = ts[2 * i + 1] > ts[2 * i] ? ts[2 * i + 1] - ts[2 * i] : 0;
+            }
+            uint64_t a = ts[0], b = ts[2 * (size_t)g->n_nodes - 1];
+            g->prof_total = b > a ? b - a : 0;
+            g->profiled = true;
+        }
+    }
+    if (all != ts) free(all);
+    free(ts);
+    return s;
+}
+
+wgnn_status wgnn_graph_run(wgnn_graph *g, int profile) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_run(g, profile));
+}
+
+static wgnn_status read_output(wgnn_graph *g, wgnn_value v, void *data, size_t bytes) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = check_value(g, v, "graph_read_output");
+    if (s != WGNN_OK) return s;
+    if (g->failed) return check_open(g, "graph_read_output");
+    const gvalue *x = &g->v[v];
+    if (!x->output)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_read_output: value %d is not an output (mark it with wgnn_graph_output before the "
+                         "build; other values do not keep their data)",
+                         (int)v);
+    if (!g->built || g->runs == 0)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: the graph has not run yet");
+    if (!data) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: data must not be NULL");
+    if (bytes != x->nbytes)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: %zu bytes given, value %d holds %llu",
+                         bytes, (int)v, (unsigned long long)x->nbytes);
+    return wgnn__read_buffer(ctx, x->t->buf, x->t->buf_size, data, bytes);
+}
+
+wgnn_status wgnn_graph_read_output(wgnn_graph *g, wgnn_value v, void *data, size_t bytes) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, read_output(g, v, data, bytes));
+}
+
+wgnn_status wgnn_graph_tensor(wgnn_graph *g, wgnn_value v, wgnn_tensor **out) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    s = check_value(g, v, "graph_tensor");
+    if (s == WGNN_OK && !out) s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_tensor: out must not be NULL");
+    if (s == WGNN_OK) {
+        const gvalue *x = &g->v[v];
+        if (x->kind == V_INPUT || (x->output && g->built && x->t))
+            *out = x->t;
+        else
+            s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                          "graph_tensor: value %d is neither an input nor an output of a built graph", (int)v);
+    }
+    return wgnn__leave(g->ctx, s);
+}
+
+/* ---- stats, profile, destroy ----------------------------------------------------- */
+
+wgnn_status wgnn_graph_get_stats(const wgnn_graph *g, wgnn_graph_stats *st) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    if (!st) return wgnn__leave(g->ctx, wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_get_stats: s is NULL"));
+    memset(st, 0, sizeof *st);
+    st->n_values = g->n_v;
+    st->n_nodes = g->n_nodes;
+    st->n_dispatches = (int)g->n_disp;
+    st->n_pool_buffers = g->n_pool;
+    for (int i = 0; i < g->n_v; i++) {
+        const gvalue *v = &g->v[i];
+        if (v->kind == V_INPUT) st->n_inputs++;
+        if (v->output) st->n_outputs++;
+        if (v->kind == V_OP) st->unplanned_bytes += v->nbytes;
+        if (v->kind == V_CONST) st->constant_bytes += v->nbytes;
+        if (v->kind == V_INPUT || (v->kind == V_OP && v->own)) st->io_bytes += v->nbytes;
+    }
+    for (int b = 0; b < g->n_pool; b++) st->peak_bytes += g->pool[b].size;
+    for (uint32_t k = 0; k < g->n_scratch; k++) st->scratch_bytes += g->scratch_size[k];
+    st->uniform_bytes = g->uni_bytes;
+    return wgnn__leave(g->ctx, WGNN_OK);
+}
+
+wgnn_status wgnn_graph_profile(const wgnn_graph *g, const wgnn_graph_prof **recs, int *n, uint64_t *total_ns) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    if (!recs || !n)
+        s = wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_profile: recs and n must not be NULL");
+    else if (!ctx->has_timestamps)
+        s = wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "graph_profile: the device has no timestamp queries");
+    else if (!g->profiled)
+        s = wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                      "graph_profile: the last run was not profiled (wgnn_graph_run(g, 1))");
+    if (s == WGNN_OK) {
+        *recs = g->prof;
+        *n = g->n_nodes;
+        if (total_ns) *total_ns = g->prof_total;
+    }
+    return wgnn__leave(ctx, s);
+}
+
+void wgnn_graph_destroy(wgnn_graph *g) {
+    if (!g) return;
+    for (uint32_t i = 0; i < g->n_disp && g->disp; i++)
+        if (g->disp[i].bg) wgpuBindGroupRelease(g->disp[i].bg);
+    free(g->disp);
+    for (int i = 0; i < g->n_v; i++) {
+        gvalue *v = &g->v[i];
+        if (v->kind != V_CONST || v->take) wgnn_tensor_destroy(v->t);
+        free(v->name);
+    }
+    free(g->v);
+    for (int i = 0; i < g->n_nodes; i++) free_node_strings(&g->nodes[i]);
+    free(g->nodes);
+    for (int b = 0; b < g->n_pool; b++)
+        if (g->pool[b].buf) wgpuBufferRelease(g->pool[b].buf);
+    free(g->pool);
+    for (uint32_t k = 0; k < g->n_scratch; k++)
+        if (g->scratch[k]) wgpuBufferRelease(g->scratch[k]);
+    if (g->uni) wgpuBufferRelease(g->uni);
+    for (uint32_t k = 0; k < g->n_qsets; k++)
+        if (g->qsets[k]) wgpuQuerySetRelease(g->qsets[k]);
+    free(g->qsets);
+    if (g->resolve) wgpuBufferRelease(g->resolve);
+    free(g->prof);
+    free(g);
+}
