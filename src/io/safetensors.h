@@ -7,8 +7,15 @@
  * handed out: N against the file size, the JSON, every dtype, rank (<=
  * WGNN_MAX_RANK), shape (dims >= 0, product without overflow), that
  * end - begin == numel * dtype size, that [begin, end) lies inside the data
- * area, and that no two tensors overlap. Names are unique. Errors name the
- * file and the tensor. */
+ * area, and that no two tensors overlap (gaps and empty tensors are
+ * allowed). Only whitespace may follow the header's JSON object (writers
+ * pad with spaces); the header is at most 100 MB. "__metadata__" must be an
+ * object of strings and is skipped. Names are unique, across shards too.
+ * Errors name the file and the tensor.
+ *
+ * Sharded weights: shard names in "weight_map" must be plain file names
+ * (no '/', not "." or ".."); each distinct shard is opened once; a tensor a
+ * shard holds but the map does not list is still loaded. */
 #ifndef WGNN_IO_SAFETENSORS_H
 #define WGNN_IO_SAFETENSORS_H
 
@@ -47,7 +54,7 @@ void wgnn__st_close(wgnn__st *st);
 
 int wgnn__st_count(const wgnn__st *st);
 const wgnn__st_tensor *wgnn__st_at(const wgnn__st *st, int i);
-/* NULL when absent. */
+/* NULL when absent. A hash lookup. */
 const wgnn__st_tensor *wgnn__st_find(const wgnn__st *st, const char *name);
 
 /* Converts t's data (F32, F16 or BF16) to float32 (dst: numel floats) or
