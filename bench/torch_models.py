@@ -30,12 +30,10 @@ dev = "cuda"
 
 models = {
     "vit_b16": ViTModel(ViTConfig(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-                                  intermediate_size=3072, image_size=224, patch_size=16,
-                                  attn_implementation="sdpa")),
+                                  intermediate_size=3072, image_size=224, patch_size=16)),
     "siglip_b16": SiglipVisionModel(SiglipVisionConfig(hidden_size=768, num_hidden_layers=12,
                                                        num_attention_heads=12, intermediate_size=3072,
-                                                       image_size=224, patch_size=16,
-                                                       attn_implementation="sdpa")),
+                                                       image_size=224, patch_size=16)),
 }
 pre = {"do_normalize": True, "do_rescale": True, "do_resize": True, "image_mean": [0.5, 0.5, 0.5],
        "image_std": [0.5, 0.5, 0.5], "resample": 2, "rescale_factor": 1 / 255,
