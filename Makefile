@@ -24,9 +24,12 @@ build: setup
 	@$(call CONFIGURED,build) || cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 	$(call CMAKE_BUILD,build)
 
+# A small ViT shipped with the tests on a sample image, checked against the
+# outputs PyTorch gave for the same image (tests/models/make_fixtures.py).
 run: build
 	./build/wgnn info
-	./build/wgnn demo
+	./build/wgnn run --model tests/models/vit --image tests/models/image.png --iters 20 --profile \
+	  --ref tests/models/vit/image_last_hidden_state.npy --pooled-ref tests/models/vit/image_pooler_output.npy
 
 test: build
 	ctest --test-dir build --output-on-failure --no-tests=error -j2

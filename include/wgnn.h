@@ -398,6 +398,83 @@ typedef struct wgnn_graph_prof {
 wgnn_status wgnn_graph_profile(const wgnn_graph *g, const wgnn_graph_prof **recs, int *n, uint64_t *total_ns);
 
 /* ------------------------------------------------------------------------ */
+/* Models: vision encoders from Hugging Face model folders.                  */
+/*
+ * A folder as Hugging Face saves it: config.json, model.safetensors (or a
+ * sharded model.safetensors.index.json) and, for images,
+ * preprocessor_config.json. Architectures (config.json's model_type):
+ *   "vit"                  ViTModel: patch embedding, CLS token, position
+ *                          embeddings, pre-LN blocks, final LayerNorm, pooler
+ *                          (dense + tanh) when its weights are present;
+ *   "siglip_vision_model"  SiglipVisionModel: no CLS, post-LayerNorm,
+ *   "siglip"               multi-head attention-pooling head (vision_config
+ *                          of a full SigLIP folder; text weights ignored).
+ * Weight names may carry the prefixes "vit." or "vision_model.". Every size
+ * comes from config.json. Weights in float32, float16 or bfloat16 are
+ * converted at load to float32, or with WGNN_MODEL_WEIGHTS_F16 the matrices
+ * of the linear layers to float16 storage (half the bytes; f32 arithmetic).
+ * Weights are uploaded once; each input shape gets a graph (built on first
+ * use, kept until another shape comes), so batch and image size can change
+ * between calls. Images of another size than config.json's image_size get
+ * their position embeddings interpolated (bicubic, align_corners false, as
+ * Hugging Face's interpolate_pos_encoding); height and width must be
+ * multiples of the patch size.
+ */
+typedef struct wgnn_model wgnn_model;
+
+typedef enum wgnn_model_weights {
+    WGNN_MODEL_WEIGHTS_F32 = 0,
+    WGNN_MODEL_WEIGHTS_F16 = 1
+} wgnn_model_weights;
+
+typedef struct wgnn_model_options {
+    wgnn_model_weights weights;
+} wgnn_model_options;
+
+typedef struct wgnn_model_info {
+    char model_type[64];   /* "vit", "siglip_vision_model" (also for "siglip") */
+    int hidden_size, num_layers, num_heads, head_dim, intermediate_size;
+    int image_size, patch_size, num_channels;
+    int has_cls;           /* ViT: a CLS token leads the sequence */
+    int has_pooler;        /* a pooler_output is produced */
+    double layer_norm_eps;
+    const char *hidden_act;   /* "gelu" (exact) or "gelu_tanh" */
+    uint64_t n_params;
+    uint64_t weight_bytes; /* on the GPU */
+} wgnn_model_info;
+
+typedef enum wgnn_model_output {
+    WGNN_MODEL_LAST_HIDDEN_STATE = 0, /* [B, T, hidden] (T = CLS + patches for ViT) */
+    WGNN_MODEL_POOLER_OUTPUT = 1      /* [B, hidden] */
+} wgnn_model_output;
+
+/* Loads dir. opts may be NULL (float32). On failure *out is NULL and
+ * wgnn_context_error(ctx) names the file, key or tensor at fault. */
+wgnn_status wgnn_model_load(wgnn_context *ctx, const char *dir, const wgnn_model_options *opts, wgnn_model **out);
+void wgnn_model_destroy(wgnn_model *m);
+void wgnn_model_get_info(const wgnn_model *m, wgnn_model_info *info);
+
+/* Runs the encoder on pixel_values [batch, num_channels, height, width]
+ * (float32, C order, already preprocessed) and waits for it. profile != 0
+ * times every node (see wgnn_graph_profile on wgnn_model_graph). */
+wgnn_status wgnn_model_encode(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height, int64_t width,
+                              int profile);
+/* Shape of an output of the last encode; WGNN_ERR_UNSUPPORTED for a pooler
+ * output the model does not have. */
+wgnn_status wgnn_model_output_desc(const wgnn_model *m, wgnn_model_output which, wgnn_desc *out);
+wgnn_status wgnn_model_read_output(wgnn_model *m, wgnn_model_output which, float *data, size_t bytes);
+/* The graph of the last encode (stats, profile), or NULL before one. */
+wgnn_graph *wgnn_model_graph(wgnn_model *m);
+
+/* Reads a PNG or JPEG and preprocesses it as the Hugging Face image
+ * processor described by preproc_path (a preprocessor_config.json: resize
+ * with its resample filter, exactly as PIL does, rescale, normalize):
+ * *pixels gets a malloc'd [3, *height, *width] float32 array (free()).
+ * Messages name the file. */
+wgnn_status wgnn_image_preprocess_file(const char *image_path, const char *preproc_path, float **pixels,
+                                       int64_t *height, int64_t *width, char *err, size_t err_len);
+
+/* ------------------------------------------------------------------------ */
 /* Timing: GPU timestamps around the ops recorded between begin and end.     */
 
 /* Starts timing: each op recorded until wgnn_timing_end gets its own

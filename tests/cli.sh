@@ -18,6 +18,7 @@ if [ ! -x "$WGNN" ]; then
     exit 2
 fi
 
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) # the source tree (tests/models)
 TMP=$(mktemp -d) || exit 2
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 2
@@ -429,6 +430,37 @@ run bench op sdpa $s3 --arg nope=1
 check "bench op with an unknown --arg key exits 2" eval 'rc_is 2 && err_has "unknown argument \"nope\""'
 run bench op sdpa $s3 --flops -5
 check "bench op --flops must be a number > 0" eval 'rc_is 2 && err_has "--flops"'
+
+# --- wgnn run: a model folder --------------------------------------------------
+M=$SRC/tests/models
+run run --model "$M/vit" --image "$M/image.png" --out last.npy --pooled-out pool.npy \
+    --ref "$M/vit/image_last_hidden_state.npy" --pooled-ref "$M/vit/image_pooler_output.npy"
+check "run vit on the sample image agrees with PyTorch and writes both outputs" \
+    eval 'rc_is 0 && err_has "last_hidden_state vs" && err_has "pooler_output vs" && [ -s last.npy ] && [ -s pool.npy ]'
+run op add --in last.npy --in "$M/vit/image_last_hidden_state.npy" --arg alpha=-1 --out d.npy
+check "run's --out holds last_hidden_state [1,17,32]" eval 'rc_is 0'
+run run --model "$M/siglip" --input "$M/siglip/input.npy" --ref "$M/siglip/last_hidden_state.npy" \
+    --pooled-ref "$M/siglip/pooler_output.npy" --iters 2 --profile
+check "run siglip on pixel_values .npy agrees with PyTorch, with a profile" \
+    eval 'rc_is 0 && err_has "GPU time" && err_has "sdpa"'
+run run --model "$M/vit" --input "$M/vit/input.npy" --ref "$M/siglip/last_hidden_state.npy" --out bad.npy
+check "run with a mismatching --ref exits 3 and writes nothing" eval 'rc_is 3 && no_file bad.npy'
+run run --model "$M/vit" --image "$M/vit/config.json" --out x.npy
+check "run on a file that is not an image exits 1 in one line, nothing written" \
+    eval 'rc_is 1 && err_has "config.json" && one_line_err && no_file x.npy'
+run run --model "$M/nope" --image "$M/image.png" --out x.npy
+check "run on a missing folder exits 1 naming it" eval 'rc_is 1 && err_has "nope" && no_file x.npy'
+mkdir -p badmodel && cp "$M/vit/config.json" "$M/vit/preprocessor_config.json" badmodel/ &&
+    head -c 3000 "$M/vit/model.safetensors" > badmodel/model.safetensors
+run run --model badmodel --input "$M/vit/input.npy" --out x.npy
+check "run on a truncated model.safetensors exits 1 naming the file" \
+    eval 'rc_is 1 && err_has "model.safetensors" && one_line_err && no_file x.npy'
+run run --model "$M/vit" --input "$M/vit/last_hidden_state.npy"
+check "run on a rank-3 --input exits 1 naming the shape rule" eval 'rc_is 1 && err_has "\[B, C, H, W\]"'
+run run --model "$M/vit" --image "$M/image.png" --input "$M/vit/input.npy"
+check "run with both --image and --input is a usage error" eval 'rc_is 2'
+run run --model "$M/vit" --input "$M/vit/input.npy" --weights q4
+check "run --weights q4 is a usage error" eval 'rc_is 2 && err_has "q4"'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

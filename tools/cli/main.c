@@ -16,6 +16,7 @@ static const char k_usage_main[] =
     "\n"
     "commands:\n"
     "  info     list the adapters, then the chosen one's limits and features\n"
+    "  run      a vision encoder (ViT, SigLIP) from a Hugging Face folder on images\n"
     "  op       run one op of the table on .npy files (`wgnn op --list` lists them)\n"
     "  sdpa     scaled dot-product attention on .npy files\n"
     "  rand     write a float32 .npy of uniform random values\n"
@@ -40,6 +41,7 @@ static const struct command {
 } k_commands[] = {
     {"info", k_usage_info, cmd_info},    {"op", k_usage_op, cmd_op},       {"sdpa", k_usage_sdpa, cmd_sdpa},
     {"rand", k_usage_rand, cmd_rand},    {"bench", k_usage_bench, cmd_bench}, {"demo", k_usage_demo, cmd_demo},
+    {"run", k_usage_run, cmd_run},
 };
 
 static const struct command *find_command(const char *name) {

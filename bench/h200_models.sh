@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# ViT-B/16 and SigLIP-B/16 (random-init, real sizes) on the NVIDIA H200:
+# PyTorch eager fp32 (TF32 off) and `wgnn run` in one device call
+# (docs/PERFORMANCE.md). Run from the repo root on the device machine with
+# the build carried:  bash bench/h200_models.sh [BATCHES]
+set -u
+cd "$(dirname "$0")/.."
+if ! ldconfig -p | grep -q libvulkan.so.1; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+export LD_LIBRARY_PATH=$PWD/deps/dawn/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+batches=${1:-1,8,32}
+work=/tmp/wgnn-models
+mkdir -p "$work"
+out=${OUT:-/tmp/wgnn-bench}
+mkdir -p "$out"
+python3 bench/torch_models.py "$work" --batches "$batches" --iters ${ITERS:-30} | tee "$out/torch_models.jsonl"
+for m in vit_b16 siglip_b16; do
+  for b in ${batches//,/ }; do
+    for w in f32 f16; do
+      echo "=== wgnn run $m batch $b weights $w"
+      ./build/wgnn run --model "$work/$m" --input "$work/${m}_x$b.npy" --weights $w --iters ${ITERS:-30} \
+        --profile --ref "$work/${m}_last$b.npy" --pooled-ref "$work/${m}_pool$b.npy" --atol 2e-3 --rtol 2e-3 \
+        2>&1 | tee "$out/wgnn_${m}_b${b}_$w.txt" | grep -v '^  [a-z].*\.[0-9]' | head -40
+    done
+  done
+done

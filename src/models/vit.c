@@ -1,0 +1,472 @@
+/* vit.c - ViT (ViTModel) and SigLIP vision (SiglipVisionModel): weights and
+ * the graph of one input shape.
+ *
+ * Both are a patch embedding, position embeddings and pre-LN transformer
+ * blocks with multi-head attention through wgnn's sdpa; they differ in:
+ *   ViT     a CLS token leads the sequence; final LayerNorm; pooler: dense +
+ *           tanh on the CLS row; exact GELU by default
+ *   SigLIP  no CLS; post-LayerNorm; pooler: attention pooling with a learned
+ *           probe query, LayerNorm and MLP with residual; tanh GELU
+ *
+ * Graph (per block): LN -> linear to q|k|v (one [3H, H] matrix) -> view
+ * [B,T,3,heads,hd] -> permute to [3,B,heads,T,hd] -> split -> sdpa ->
+ * permute back -> linear -> residual add; LN -> linear -> gelu -> linear ->
+ * residual add. The patch embedding (a conv with stride = kernel = patch)
+ * is a permute of the pixels to [B, patches, C*p*p] and a linear. */
+#include "models/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- weights --------------------------------------------------------------------- */
+
+#define D1(a) 1, (int64_t[]){a}
+#define D2(a, b) 2, (int64_t[]){a, b}
+
+/* Loads a linear layer's weight [n, k] (half when the model keeps linear
+ * weights in f16) and bias [n]. */
+static wgnn_status load_linear(wgnn_model *m, const wgnn__st *st, const char *name, int64_t n, int64_t k) {
+    char w[256], b[256];
+    snprintf(w, sizeof w, "%s.weight", name);
+    snprintf(b, sizeof b, "%s.bias", name);
+    wgnn_status s = wgnn__model_load_tensor(m, st, w, D2(n, k), m->weights == WGNN_MODEL_WEIGHTS_F16);
+    if (s == WGNN_OK) s = wgnn__model_load_tensor(m, st, b, D1(n), false);
+    return s;
+}
+
+static wgnn_status load_norm(wgnn_model *m, const wgnn__st *st, const char *name, int64_t n) {
+    char w[256], b[256];
+    snprintf(w, sizeof w, "%s.weight", name);
+    snprintf(b, sizeof b, "%s.bias", name);
+    wgnn_status s = wgnn__model_load_tensor(m, st, w, D1(n), false);
+    if (s == WGNN_OK) s = wgnn__model_load_tensor(m, st, b, D1(n), false);
+    return s;
+}
+
+/* q, k, v projections (each [H, H] + [H]) stacked into one [3H, H] linear
+ * stored as out_name.weight / .bias. */
+static wgnn_status load_qkv(wgnn_model *m, const wgnn__st *st, const char *const names[3], const char *out_name) {
+    int64_t h = m->info.hidden_size;
+    float *w = malloc((size_t)(3 * h * h) * sizeof *w), *b = malloc((size_t)(3 * h) * sizeof *b);
+    wgnn_status s = (w && b) ? WGNN_OK : wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    for (int i = 0; i < 3 && s == WGNN_OK; i++) {
+        char nm[256];
+        float *part = NULL;
+        snprintf(nm, sizeof nm, "%s.weight", names[i]);
+        s = wgnn__model_read(m, st, nm, D2(h, h), &part);
+        if (s != WGNN_OK) break;
+        memcpy(w + i * h * h, part, (size_t)(h * h) * sizeof *w);
+        free(part);
+        snprintf(nm, sizeof nm, "%s.bias", names[i]);
+        s = wgnn__model_read(m, st, nm, D1(h), &part);
+        if (s != WGNN_OK) break;
+        memcpy(b + i * h, part, (size_t)h * sizeof *b);
+        free(part);
+    }
+    char nm[256];
+    if (s == WGNN_OK) {
+        snprintf(nm, sizeof nm, "%s.weight", out_name);
+        s = wgnn__model_add(m, nm, w, D2(3 * h, h), m->weights == WGNN_MODEL_WEIGHTS_F16);
+    }
+    if (s == WGNN_OK) {
+        snprintf(nm, sizeof nm, "%s.bias", out_name);
+        s = wgnn__model_add(m, nm, b, D1(3 * h), false);
+    }
+    free(w);
+    free(b);
+    return s;
+}
+
+wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
+    wgnn_model_info *in = &m->info;
+    const int64_t h = in->hidden_size, c = in->num_channels, p = in->patch_size, f = in->intermediate_size;
+    const int64_t grid = in->image_size / in->patch_size, np = grid * grid;
+    const bool vit = m->arch == WGNN__ARCH_VIT;
+    in->has_cls = vit;
+    m->pos_grid = (int)grid;
+    wgnn_status s;
+
+    /* patch embedding: conv weight [h, c, p, p] used as a linear [h, c*p*p] */
+    const char *pe = vit ? "embeddings.patch_embeddings.projection" : "embeddings.patch_embedding";
+    char nm[256];
+    float *wt = NULL;
+    snprintf(nm, sizeof nm, "%s.weight", pe);
+    if ((s = wgnn__model_read(m, st, nm, 4, (int64_t[]){h, c, p, p}, &wt))) return s;
+    s = wgnn__model_add(m, "patch.weight", wt, D2(h, c * p * p), m->weights == WGNN_MODEL_WEIGHTS_F16);
+    free(wt);
+    if (s) return s;
+    snprintf(nm, sizeof nm, "%s.bias", pe);
+    if ((s = wgnn__model_read(m, st, nm, D1(h), &wt))) return s;
+    s = wgnn__model_add(m, "patch.bias", wt, D1(h), false);
+    free(wt);
+    if (s) return s;
+
+    /* position embeddings (and the CLS token) stay on the host too: graphs
+     * derive their constants from them for their batch and image size */
+    float *pos = NULL;
+    m->pos = malloc((size_t)(np * h) * sizeof *m->pos);
+    if (!m->pos) return wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    if (vit) {
+        if ((s = wgnn__model_read(m, st, "embeddings.position_embeddings", 3, (int64_t[]){1, np + 1, h}, &pos)))
+            return s;
+        float *cls = NULL;
+        if ((s = wgnn__model_read(m, st, "embeddings.cls_token", 3, (int64_t[]){1, 1, h}, &cls))) {
+            free(pos);
+            return s;
+        }
+        for (int64_t i = 0; i < h; i++) cls[i] += pos[i];
+        m->cls = cls;
+        memcpy(m->pos, pos + h, (size_t)(np * h) * sizeof *pos);
+    } else {
+        if ((s = wgnn__model_read(m, st, "embeddings.position_embedding.weight", D2(np, h), &pos))) return s;
+        memcpy(m->pos, pos, (size_t)(np * h) * sizeof *pos);
+    }
+    free(pos);
+    in->n_params += (uint64_t)(np + (vit ? 2 : 0)) * (uint64_t)h;
+
+    for (int l = 0; l < in->num_layers; l++) {
+        char a[128], q[192], k[192], v[192], o[192], qkv[128], n1[192], n2[192], f1[192], f2[192];
+        snprintf(qkv, sizeof qkv, "layer.%d.qkv", l);
+        if (vit) {
+            snprintf(a, sizeof a, "encoder.layer.%d", l);
+            snprintf(q, sizeof q, "%s.attention.attention.query", a);
+            snprintf(k, sizeof k, "%s.attention.attention.key", a);
+            snprintf(v, sizeof v, "%s.attention.attention.value", a);
+            snprintf(o, sizeof o, "%s.attention.output.dense", a);
+            snprintf(n1, sizeof n1, "%s.layernorm_before", a);
+            snprintf(n2, sizeof n2, "%s.layernorm_after", a);
+            snprintf(f1, sizeof f1, "%s.intermediate.dense", a);
+            snprintf(f2, sizeof f2, "%s.output.dense", a);
+        } else {
+            snprintf(a, sizeof a, "encoder.layers.%d", l);
+            snprintf(q, sizeof q, "%s.self_attn.q_proj", a);
+            snprintf(k, sizeof k, "%s.self_attn.k_proj", a);
+            snprintf(v, sizeof v, "%s.self_attn.v_proj", a);
+            snprintf(o, sizeof o, "%s.self_attn.out_proj", a);
+            snprintf(n1, sizeof n1, "%s.layer_norm1", a);
+            snprintf(n2, sizeof n2, "%s.layer_norm2", a);
+            snprintf(f1, sizeof f1, "%s.mlp.fc1", a);
+            snprintf(f2, sizeof f2, "%s.mlp.fc2", a);
+        }
+        const char *qkv_names[3] = {q, k, v};
+        if ((s = load_qkv(m, st, qkv_names, qkv)) || (s = load_linear(m, st, o, h, h)) ||
+            (s = load_norm(m, st, n1, h)) || (s = load_norm(m, st, n2, h)) || (s = load_linear(m, st, f1, f, h)) ||
+            (s = load_linear(m, st, f2, h, f)))
+            return s;
+    }
+    if (vit) {
+        if ((s = load_norm(m, st, "layernorm", h))) return s;
+        char pw[128];
+        snprintf(pw, sizeof pw, "%spooler.dense.weight", m->prefix);
+        in->has_pooler = wgnn__st_find(st, pw) != NULL; /* ViTModel(add_pooling_layer=False) has none */
+        if (in->has_pooler && (s = load_linear(m, st, "pooler.dense", h, h))) return s;
+        return WGNN_OK;
+    }
+    if ((s = load_norm(m, st, "post_layernorm", h))) return s;
+    if (!in->has_pooler) return WGNN_OK;
+    /* attention-pooling head: the probe's query is the same for every
+     * image, so it is computed here once: q = probe @ Wq^T + bq */
+    float *probe = NULL, *inw = NULL, *inb = NULL;
+    if ((s = wgnn__model_read(m, st, "head.probe", 3, (int64_t[]){1, 1, h}, &probe)) ||
+        (s = wgnn__model_read(m, st, "head.attention.in_proj_weight", D2(3 * h, h), &inw)) ||
+        (s = wgnn__model_read(m, st, "head.attention.in_proj_bias", D1(3 * h), &inb))) {
+        free(probe);
+        free(inw);
+        return s;
+    }
+    m->probe_q = malloc((size_t)h * sizeof *m->probe_q);
+    if (!m->probe_q) s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    for (int64_t i = 0; s == WGNN_OK && i < h; i++) {
+        double acc = inb[i];
+        for (int64_t j = 0; j < h; j++) acc += (double)probe[j] * inw[i * h + j];
+        m->probe_q[i] = (float)acc;
+    }
+    in->n_params += (uint64_t)h * (uint64_t)(h + 2);
+    /* keys and values: rows h..3h of the input projection */
+    if (s == WGNN_OK) s = wgnn__model_add(m, "head.kv.weight", inw + h * h, D2(2 * h, h), m->weights == WGNN_MODEL_WEIGHTS_F16);
+    if (s == WGNN_OK) s = wgnn__model_add(m, "head.kv.bias", inb + h, D1(2 * h), false);
+    free(probe);
+    free(inw);
+    free(inb);
+    if (s == WGNN_OK) s = load_linear(m, st, "head.attention.out_proj", h, h);
+    if (s == WGNN_OK) s = load_norm(m, st, "head.layernorm", h);
+    if (s == WGNN_OK) s = load_linear(m, st, "head.mlp.fc1", f, h);
+    if (s == WGNN_OK) s = load_linear(m, st, "head.mlp.fc2", h, f);
+    return s;
+}
+
+/* ---- position-embedding interpolation ----------------------------------------- */
+
+static double cubic1(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }          /* |x| <= 1 */
+static double cubic2(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; } /* 1 < |x| < 2 */
+
+static void cubic_coeffs(double t, double w[4]) {
+    const double a = -0.75;
+    w[0] = cubic2(t + 1, a);
+    w[1] = cubic1(t, a);
+    w[2] = cubic1(1 - t, a);
+    w[3] = cubic2(2 - t, a);
+}
+
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+void wgnn__bicubic_grid(const float *src, int gh_in, int gw_in, int c, float *dst, int gh, int gw) {
+    const double sy = (double)gh_in / gh, sx = (double)gw_in / gw;
+    for (int y = 0; y < gh; y++) {
+        double ry = sy * (y + 0.5) - 0.5;
+        int iy = (int)floor(ry);
+        double wy[4];
+        cubic_coeffs(ry - iy, wy);
+        for (int x = 0; x < gw; x++) {
+            double rx = sx * (x + 0.5) - 0.5;
+            int ix = (int)floor(rx);
+            double wx[4];
+            cubic_coeffs(rx - ix, wx);
+            for (int ch = 0; ch < c; ch++) {
+                double acc = 0;
+                for (int j = 0; j < 4; j++) {
+                    int yy = clampi(iy - 1 + j, 0, gh_in - 1);
+                    double row = 0;
+                    for (int i = 0; i < 4; i++) {
+                        int xx = clampi(ix - 1 + i, 0, gw_in - 1);
+                        row += wx[i] * src[((size_t)yy * gw_in + xx) * c + ch];
+                    }
+                    acc += wy[j] * row;
+                }
+                dst[((size_t)y * gw + x) * c + ch] = (float)acc;
+            }
+        }
+    }
+}
+
+/* ---- graph builder ----------------------------------------------------------------- */
+
+/* Sticky-status helpers: after the first failure every call is a no-op
+ * returning -1, and b->s keeps the failure. */
+typedef struct gb {
+    wgnn_model *m;
+    wgnn_graph *g;
+    wgnn_status s;
+} gb;
+
+static wgnn_value gb_op_n(gb *b, const char *label, const char *op, int n_in, const wgnn_value *in, int n_args,
+                          const char *const *args, wgnn_value *outs, int n_outs) {
+    if (b->s != WGNN_OK) return -1;
+    for (int i = 0; i < n_in; i++)
+        if (in[i] < 0) return -1;
+    int n = 0;
+    wgnn_value tmp[4];
+    wgnn_value *o = outs ? outs : tmp;
+    b->s = wgnn_graph_op(b->g, op, in, n_in, args, n_args, o, outs ? n_outs : 4, &n);
+    if (b->s != WGNN_OK) return -1;
+    if (label) b->s = wgnn_graph_set_label(b->g, o[0], label);
+    return b->s == WGNN_OK ? o[0] : -1;
+}
+
+static wgnn_value gb_op(gb *b, const char *label, const char *op, int n_in, const wgnn_value *in, int n_args,
+                        const char *const *args) {
+    return gb_op_n(b, label, op, n_in, in, n_args, args, NULL, 0);
+}
+
+static wgnn_value gb_view(gb *b, wgnn_value v, int rank, const int64_t *dims) {
+    if (b->s != WGNN_OK || v < 0) return -1;
+    wgnn_value out = -1;
+    b->s = wgnn_graph_view(b->g, v, rank, dims, &out);
+    return b->s == WGNN_OK ? out : -1;
+}
+
+static wgnn_value gb_weight(gb *b, const char *name) {
+    if (b->s != WGNN_OK) return -1;
+    wgnn_tensor *t = wgnn__model_weight(b->m, name);
+    if (!t) {
+        b->s = wgnn__err(b->m->ctx, WGNN_ERR_INVALID_ARGUMENT, "model: internal: weight %s was not loaded", name);
+        return -1;
+    }
+    wgnn_value v = -1;
+    b->s = wgnn_graph_constant(b->g, t, 0, &v);
+    return b->s == WGNN_OK ? v : -1;
+}
+
+/* A graph-owned constant from host data. */
+static wgnn_value gb_const(gb *b, const float *data, int rank, const int64_t *dims) {
+    if (b->s != WGNN_OK) return -1;
+    wgnn_tensor *t = NULL;
+    uint64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (uint64_t)dims[i];
+    b->s = wgnn_tensor_create(b->m->ctx, WGNN_F32, rank, dims, &t);
+    if (b->s == WGNN_OK) b->s = wgnn_tensor_upload(b->m->ctx, t, data, n * sizeof(float));
+    wgnn_value v = -1;
+    if (b->s == WGNN_OK) b->s = wgnn_graph_constant(b->g, t, 1, &v);
+    if (b->s != WGNN_OK) {
+        wgnn_tensor_destroy(t);
+        return -1;
+    }
+    return v;
+}
+
+static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *name) {
+    char w[192], bb[192];
+    snprintf(w, sizeof w, "%s.weight", name);
+    snprintf(bb, sizeof bb, "%s.bias", name);
+    wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
+    return gb_op(b, label ? label : name, "linear", 3, in, 0, NULL);
+}
+
+static wgnn_value layer_norm(gb *b, wgnn_value x, const char *name) {
+    char w[192], bb[192], ns[64], eps[64];
+    snprintf(w, sizeof w, "%s.weight", name);
+    snprintf(bb, sizeof bb, "%s.bias", name);
+    snprintf(ns, sizeof ns, "normalized_shape=%d", b->m->info.hidden_size);
+    snprintf(eps, sizeof eps, "eps=%.17g", b->m->info.layer_norm_eps);
+    const char *args[2] = {ns, eps};
+    wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
+    return gb_op(b, name, "layer_norm", 3, in, 2, args);
+}
+
+static wgnn_value add(gb *b, const char *label, wgnn_value x, wgnn_value y) {
+    wgnn_value in[2] = {x, y};
+    return gb_op(b, label, "add", 2, in, 0, NULL);
+}
+
+static wgnn_value gelu(gb *b, const char *label, wgnn_value x) {
+    char a[32];
+    snprintf(a, sizeof a, "approximate=%s", b->m->gelu);
+    const char *args[1] = {a};
+    return gb_op(b, label, "gelu", 1, &x, 1, args);
+}
+
+/* [B, T, n*H] (n stacked projections) -> n values [B, heads, T, hd]. */
+static void split_heads(gb *b, const char *label, wgnn_value x, int64_t B, int64_t T, int n, wgnn_value *out) {
+    const wgnn_model_info *in = &b->m->info;
+    int64_t nh = in->num_heads, hd = in->head_dim;
+    wgnn_value v5 = gb_view(b, x, 5, (int64_t[]){B, T, n, nh, hd});
+    const char *perm[1] = {"dims=2,0,3,1,4"};
+    wgnn_value p = gb_op(b, label, "permute", 1, &v5, 1, perm);
+    char sizes[64];
+    snprintf(sizes, sizeof sizes, "split_sizes=%s", n == 3 ? "1,1,1" : "1,1");
+    const char *sargs[2] = {sizes, "dim=0"};
+    wgnn_value parts[3] = {-1, -1, -1};
+    gb_op_n(b, label, "split_with_sizes", 1, &p, 2, sargs, parts, n);
+    for (int i = 0; i < n; i++) out[i] = gb_view(b, parts[i], 4, (int64_t[]){B, nh, T, hd});
+}
+
+static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
+    const wgnn_model_info *in = &b->m->info;
+    const bool vit = b->m->arch == WGNN__ARCH_VIT;
+    char a[64], n1[96], n2[96], o[96], f1[96], f2[96], qkv[64], lab[96];
+    if (vit) {
+        snprintf(a, sizeof a, "encoder.layer.%d", l);
+        snprintf(n1, sizeof n1, "%s.layernorm_before", a);
+        snprintf(n2, sizeof n2, "%s.layernorm_after", a);
+        snprintf(o, sizeof o, "%s.attention.output.dense", a);
+        snprintf(f1, sizeof f1, "%s.intermediate.dense", a);
+        snprintf(f2, sizeof f2, "%s.output.dense", a);
+    } else {
+        snprintf(a, sizeof a, "encoder.layers.%d", l);
+        snprintf(n1, sizeof n1, "%s.layer_norm1", a);
+        snprintf(n2, sizeof n2, "%s.layer_norm2", a);
+        snprintf(o, sizeof o, "%s.self_attn.out_proj", a);
+        snprintf(f1, sizeof f1, "%s.mlp.fc1", a);
+        snprintf(f2, sizeof f2, "%s.mlp.fc2", a);
+    }
+    snprintf(qkv, sizeof qkv, "layer.%d.qkv", l);
+    wgnn_value h = layer_norm(b, x, n1);
+    snprintf(lab, sizeof lab, "%s.attention.qkv", a);
+    wgnn_value p = linear(b, lab, h, qkv);
+    wgnn_value q[3];
+    snprintf(lab, sizeof lab, "%s.attention.heads", a);
+    split_heads(b, lab, p, B, T, 3, q);
+    snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
+    wgnn_value att = gb_op(b, lab, "sdpa", 3, q, 0, NULL);
+    snprintf(lab, sizeof lab, "%s.attention.merge", a);
+    const char *perm[1] = {"dims=0,2,1,3"};
+    att = gb_op(b, lab, "permute", 1, &att, 1, perm);
+    att = gb_view(b, att, 3, (int64_t[]){B, T, in->hidden_size});
+    att = linear(b, o, att, o);
+    snprintf(lab, sizeof lab, "%s.residual1", a);
+    x = add(b, lab, x, att);
+    h = layer_norm(b, x, n2);
+    h = linear(b, f1, h, f1);
+    snprintf(lab, sizeof lab, "%s.mlp.gelu", a);
+    h = gelu(b, lab, h);
+    h = linear(b, f2, h, f2);
+    snprintf(lab, sizeof lab, "%s.residual2", a);
+    return add(b, lab, x, h);
+}
+
+wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
+    const wgnn_model_info *in = &m->info;
+    const bool vit = m->arch == WGNN__ARCH_VIT;
+    const int64_t C = in->num_channels, p = in->patch_size, hid = in->hidden_size;
+    const int64_t gh = H / p, gw = W / p, np = gh * gw, T = np + (vit ? 1 : 0);
+    gb b = {m, NULL, WGNN_OK};
+    b.s = wgnn_graph_create(m->ctx, &b.g);
+    m->g = b.g;
+    if (b.s != WGNN_OK) return b.s;
+
+    /* patches: [B,C,gh,p,gw,p] -> [B,gh,gw,C,p,p] -> [B, np, C*p*p] -> linear */
+    if (b.s == WGNN_OK) b.s = wgnn_graph_input(b.g, "pixel_values", WGNN_F32, 4, (int64_t[]){B, C, H, W}, &m->v_in);
+    wgnn_value x = gb_view(&b, b.s == WGNN_OK ? m->v_in : -1, 6, (int64_t[]){B, C, gh, p, gw, p});
+    const char *perm[1] = {"dims=0,2,4,1,3,5"};
+    x = gb_op(&b, "embeddings.patches", "permute", 1, &x, 1, perm);
+    x = gb_view(&b, x, 3, (int64_t[]){B, np, C * p * p});
+    x = linear(&b, "embeddings.patch_embedding", x, "patch");
+
+    /* position embeddings, interpolated when the grid differs */
+    float *pos = m->pos;
+    if (gh != m->pos_grid || gw != m->pos_grid) {
+        pos = malloc((size_t)(np * hid) * sizeof *pos);
+        if (!pos) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+        else wgnn__bicubic_grid(m->pos, m->pos_grid, m->pos_grid, (int)hid, pos, (int)gh, (int)gw);
+    }
+    wgnn_value pv = gb_const(&b, pos, 2, (int64_t[]){np, hid});
+    if (pos != m->pos) free(pos);
+    x = add(&b, "embeddings.position", x, pv);
+    if (vit) {
+        float *cls = malloc((size_t)(B * hid) * sizeof *cls);
+        if (!cls && b.s == WGNN_OK) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+        for (int64_t i = 0; cls && i < B; i++) memcpy(cls + i * hid, m->cls, (size_t)hid * sizeof *cls);
+        wgnn_value cv = cls ? gb_const(&b, cls, 3, (int64_t[]){B, 1, hid}) : -1;
+        free(cls);
+        wgnn_value parts[2] = {cv, x};
+        const char *dim[1] = {"dim=1"};
+        x = gb_op(&b, "embeddings.cls", "cat", 2, parts, 1, dim);
+    }
+    for (int l = 0; l < in->num_layers; l++) x = block(&b, l, x, B, T);
+    wgnn_value last = layer_norm(&b, x, vit ? "layernorm" : "post_layernorm");
+    if (b.s == WGNN_OK) b.s = wgnn_graph_output(b.g, last);
+    m->v_last = last;
+    m->v_pool = -1;
+
+    if (in->has_pooler && vit) {
+        const char *sl[3] = {"dim=1", "start=0", "end=1"};
+        wgnn_value c0 = gb_op(&b, "pooler.cls", "slice", 1, &last, 3, sl);
+        c0 = gb_view(&b, c0, 2, (int64_t[]){B, hid});
+        wgnn_value pd = linear(&b, "pooler.dense", c0, "pooler.dense");
+        m->v_pool = gb_op(&b, "pooler.tanh", "tanh", 1, &pd, 0, NULL);
+    } else if (in->has_pooler) {
+        /* attention pooling: one query (the probe's, per head) over the tokens */
+        wgnn_value kv = linear(&b, "head.attention.kv", last, "head.kv");
+        wgnn_value kvs[2] = {-1, -1};
+        split_heads(&b, "head.attention.heads", kv, B, T, 2, kvs);
+        float *q = malloc((size_t)(B * hid) * sizeof *q);
+        if (!q && b.s == WGNN_OK) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+        for (int64_t i = 0; q && i < B; i++) memcpy(q + i * hid, m->probe_q, (size_t)hid * sizeof *q);
+        wgnn_value qv = q ? gb_const(&b, q, 4, (int64_t[]){B, in->num_heads, 1, in->head_dim}) : -1;
+        free(q);
+        wgnn_value att_in[3] = {qv, kvs[0], kvs[1]};
+        wgnn_value att = gb_op(&b, "head.attention.sdpa", "sdpa", 3, att_in, 0, NULL);
+        att = gb_view(&b, att, 2, (int64_t[]){B, hid}); /* [B, heads, 1, hd] is [B, 1, heads, hd] */
+        wgnn_value r = linear(&b, "head.attention.out_proj", att, "head.attention.out_proj");
+        wgnn_value h = layer_norm(&b, r, "head.layernorm");
+        h = linear(&b, "head.mlp.fc1", h, "head.mlp.fc1");
+        h = gelu(&b, "head.mlp.gelu", h);
+        h = linear(&b, "head.mlp.fc2", h, "head.mlp.fc2");
+        m->v_pool = add(&b, "head.residual", r, h);
+    }
+    if (m->v_pool >= 0 && b.s == WGNN_OK) b.s = wgnn_graph_output(b.g, m->v_pool);
+    if (b.s == WGNN_OK) b.s = wgnn_graph_build(b.g);
+    return b.s;
+}
