@@ -152,6 +152,54 @@ static wgnn_status check_size(int w, int h, const char *what, const char *label,
     return WGNN_OK;
 }
 
+static unsigned be16(const unsigned char *p)
+{
+    return (unsigned)p[0] << 8 | p[1];
+}
+
+/* The size the header declares, read here as well as by stbi_info: stb
+ * refuses headers whose image would pass 2^30 bytes with only "unknown image
+ * type", and a size past the limits deserves its own message. PNG: IHDR is
+ * the first chunk. JPEG: the first SOFn marker. 0 when not found. */
+static int declared_size(const unsigned char *p, size_t len, int png, uint32_t *w, uint32_t *h)
+{
+    if (png) {
+        if (len < 24 || memcmp(p + 12, "IHDR", 4) != 0)
+            return 0;
+        *w = (uint32_t)be16(p + 16) << 16 | be16(p + 18);
+        *h = (uint32_t)be16(p + 20) << 16 | be16(p + 22);
+        return 1;
+    }
+    size_t i = 2;
+    while (i + 1 < len) {
+        if (p[i] != 0xff)
+            return 0;
+        unsigned char m = p[i + 1];
+        if (m == 0xff) { /* fill byte */
+            i++;
+            continue;
+        }
+        if (m == 0x01 || (m >= 0xd0 && m <= 0xd8)) { /* no length */
+            i += 2;
+            continue;
+        }
+        if (m == 0xd9 || m == 0xda || i + 4 > len) /* EOI, SOS: no frame header before */
+            return 0;
+        size_t seg = be16(p + i + 2);
+        if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
+            if (seg < 7 || i + 9 > len)
+                return 0;
+            *h = be16(p + i + 5);
+            *w = be16(p + i + 7);
+            return 1;
+        }
+        if (seg < 2)
+            return 0;
+        i += 2 + seg;
+    }
+    return 0;
+}
+
 wgnn_status wgnn__image_decode(const void *buf, size_t len, const char *label, wgnn__image *out, char *err,
                                size_t err_len)
 {
@@ -176,6 +224,13 @@ wgnn_status wgnn__image_decode(const void *buf, size_t len, const char *label, w
     if (len > INT_MAX)
         return image_fail(err, err_len, WGNN_ERR_LIMIT, "image", label, "%zu bytes is too large", len);
 
+    uint32_t dw32 = 0, dh32 = 0;
+    if (declared_size(p, len, kind[0] == 'P', &dw32, &dh32) && dw32 > 0 && dh32 > 0 &&
+        (dw32 > WGNN__IMAGE_MAX_SIDE || dh32 > WGNN__IMAGE_MAX_SIDE ||
+         (uint64_t)dw32 * dh32 > WGNN__IMAGE_MAX_PIXELS))
+        return image_fail(err, err_len, WGNN_ERR_LIMIT, "image", label,
+                          "declared size %u x %u passes the limit (%d on a side, %llu pixels)", (unsigned)dw32,
+                          (unsigned)dh32, WGNN__IMAGE_MAX_SIDE, (unsigned long long)WGNN__IMAGE_MAX_PIXELS);
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(p, (int)len, &w, &h, &comp)) {
         const char *why = stbi_failure_reason();

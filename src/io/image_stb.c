@@ -4,14 +4,17 @@
  * (CMakeLists.txt relaxes warnings for this file only).
  *
  * PNG and JPEG only; no stdio (src/io/image.c reads the file itself, with a
- * size cap); STBI_MAX_DIMENSIONS makes stb refuse a side past
- * WGNN__IMAGE_MAX_SIDE even if a caller skipped the stbi_info check.
+ * size cap). STBI_MAX_DIMENSIONS is left at stb's own default (2^24) on
+ * purpose: past it stbi_info fails with the unhelpful "unknown image type",
+ * while below it image.c gets the declared size from stbi_info and refuses
+ * anything past WGNN__IMAGE_MAX_SIDE / _PIXELS with a message saying so,
+ * before stbi_load is called.
  */
 #define STBI_ONLY_PNG
 #define STBI_ONLY_JPEG
 #define STBI_NO_STDIO
 #define STBI_NO_LINEAR
 #define STBI_NO_HDR
-#define STBI_MAX_DIMENSIONS 16384 /* WGNN__IMAGE_MAX_SIDE; checked in image.c */
+#define STBI_MAX_DIMENSIONS (1 << 24)
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
