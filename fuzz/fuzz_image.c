@@ -4,7 +4,8 @@
  *
  * Built by CMake with -DWGNN_FUZZ=ON (linked with wgnn_fuzzlib); run by
  * `make fuzz`. fuzz/corpus_image is the seed corpus (tiny PNGs and JPEGs of
- * each colour type, fuzz/make_corpus_image.py writes them).
+ * each colour type, baseline and progressive JPEG: copies of
+ * tests/data/images/dec_*, which tests/data/images/make_images.py writes).
  *
  * Any input must give WGNN_OK with an image inside the limits, or an error
  * with an "image: " message and an empty result; never a crash, a leak or
