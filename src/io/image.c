@@ -200,6 +200,85 @@ static int declared_size(const unsigned char *p, size_t len, int png, uint32_t *
     return 0;
 }
 
+/* stb adds the first IDAT's offset to a NULL buffer when that chunk is empty
+ * (undefined behaviour, found by the fuzzer): refuse an empty IDAT before
+ * the first one with data. */
+static int png_idat_ok(const unsigned char *p, size_t len)
+{
+    size_t off = 8;
+    while (off + 8 <= len) {
+        size_t n = (size_t)be16(p + off) << 16 | be16(p + off + 2);
+        if (memcmp(p + off + 4, "IDAT", 4) == 0)
+            return n > 0;
+        if (n > len)
+            return 1;
+        off += 12 + n;
+    }
+    return 1;
+}
+
+/* Debian 12's stb_image (git 20220908) trusts a DHT segment's 16 code
+ * counts: their sum n can reach 4080 while its tables hold 256 symbols, and
+ * stbi__build_huffman / the value loop then write past them (found by
+ * fuzz/fuzz_image.c; newer stb refuses n > 256). Walks the markers as stb
+ * meets them (junk between markers and entropy-coded data are skipped the
+ * way stb skips them, FF 00 and restart markers included, so every DHT stb
+ * can reach is seen) and refuses such a table. It also refuses a scan
+ * that uses a table no DHT defined before it: stb reads such a table from
+ * uninitialized memory and indexes out of bounds with it (also found by the
+ * fuzzer). Bytes past the end count as 0, as stb reads them. */
+static int jpeg_huffman_ok(const unsigned char *p, size_t len)
+{
+    int defined[2][4] = {{0}};
+    size_t i = 2;
+    while (i + 1 < len) {
+        if (p[i] != 0xff) {
+            i++;
+            continue;
+        }
+        unsigned char m = p[i + 1];
+        if (m == 0xff) {
+            i++;
+            continue;
+        }
+        if (m == 0x00 || m == 0x01 || (m >= 0xd0 && m <= 0xd9)) {
+            i += 2;
+            continue;
+        }
+        if (i + 4 > len)
+            return 1;
+        size_t seg = be16(p + i + 2);
+        if (m == 0xc4) {
+            size_t j = i + 4, end = i + 2 + seg;
+            while (j < end) { /* class/id byte, 16 counts, n values */
+                size_t n = 0;
+                for (size_t c = 1; c <= 16; c++)
+                    n += j + c < len ? p[j + c] : 0;
+                if (n > 256)
+                    return 0;
+                unsigned q = j < len ? p[j] : 0;
+                if ((q >> 4) <= 1 && (q & 15) <= 3)
+                    defined[q >> 4][q & 15] = 1;
+                j += 17 + n;
+            }
+        } else if (m == 0xda) { /* Ns, (Cs, Td << 4 | Ta) x Ns, Ss, Se, Ah << 4 | Al */
+#define AT(k) ((k) < len ? p[k] : 0)
+            unsigned ns = AT(i + 4);
+            unsigned ss = AT(i + 5 + 2 * ns), se = AT(i + 6 + 2 * ns);
+            for (unsigned c = 0; c < ns; c++) {
+                unsigned sel = AT(i + 6 + 2 * c);
+                if (ss == 0 && !defined[0][(sel >> 4) & 3]) /* DC coefficients */
+                    return 0;
+                if (se > 0 && !defined[1][sel & 3])         /* AC coefficients */
+                    return 0;
+            }
+#undef AT
+        }
+        i += 2 + seg;
+    }
+    return 1;
+}
+
 wgnn_status wgnn__image_decode(const void *buf, size_t len, const char *label, wgnn__image *out, char *err,
                                size_t err_len)
 {
@@ -231,6 +310,11 @@ wgnn_status wgnn__image_decode(const void *buf, size_t len, const char *label, w
         return image_fail(err, err_len, WGNN_ERR_LIMIT, "image", label,
                           "declared size %u x %u passes the limit (%d on a side, %llu pixels)", (unsigned)dw32,
                           (unsigned)dh32, WGNN__IMAGE_MAX_SIDE, (unsigned long long)WGNN__IMAGE_MAX_PIXELS);
+    if (kind[0] == 'P' && !png_idat_ok(p, len))
+        return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label, "empty IDAT chunk before the image data");
+    if (kind[0] == 'J' && !jpeg_huffman_ok(p, len))
+        return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label,
+                          "bad JPEG huffman tables (more than 256 codes, or a scan using an undefined table)");
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(p, (int)len, &w, &h, &comp)) {
         const char *why = stbi_failure_reason();
