@@ -200,21 +200,32 @@ static int declared_size(const unsigned char *p, size_t len, int png, uint32_t *
     return 0;
 }
 
-/* stb adds the first IDAT's offset to a NULL buffer when that chunk is empty
- * (undefined behaviour, found by the fuzzer): refuse an empty IDAT before
- * the first one with data. */
-static int png_idat_ok(const unsigned char *p, size_t len)
+/* Chunk lengths and the first IDAT, checked before stb sees them: stb
+ * grows its IDAT buffer to a chunk's declared length before reading it, so
+ * a 72-byte file declaring a 1.2 GB IDAT made it allocate 2 GB (found by
+ * the fuzzer); and it adds the first IDAT's offset to a NULL buffer when
+ * that chunk is empty (undefined behaviour). NULL when fine, else why not. */
+static const char *png_chunks_check(const unsigned char *p, size_t len)
 {
     size_t off = 8;
-    while (off + 8 <= len) {
+    int seen_data = 0;
+    while (off < len) {
+        if (len - off < 12)
+            return "truncated (a chunk is cut short)";
         size_t n = (size_t)be16(p + off) << 16 | be16(p + off + 2);
-        if (memcmp(p + off + 4, "IDAT", 4) == 0)
-            return n > 0;
-        if (n > len)
-            return 1;
+        if (n > len - off - 12)
+            return "a chunk's length runs past the end of the file (truncated?)";
+        const unsigned char *type = p + off + 4;
+        if (memcmp(type, "IDAT", 4) == 0) {
+            if (n == 0 && !seen_data)
+                return "empty IDAT chunk before the image data";
+            seen_data = 1;
+        }
+        if (memcmp(type, "IEND", 4) == 0)
+            return NULL;
         off += 12 + n;
     }
-    return 1;
+    return "truncated (no IEND chunk)";
 }
 
 /* Debian 12's stb_image (git 20220908) trusts a DHT segment's 16 code
@@ -310,8 +321,9 @@ wgnn_status wgnn__image_decode(const void *buf, size_t len, const char *label, w
         return image_fail(err, err_len, WGNN_ERR_LIMIT, "image", label,
                           "declared size %u x %u passes the limit (%d on a side, %llu pixels)", (unsigned)dw32,
                           (unsigned)dh32, WGNN__IMAGE_MAX_SIDE, (unsigned long long)WGNN__IMAGE_MAX_PIXELS);
-    if (kind[0] == 'P' && !png_idat_ok(p, len))
-        return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label, "empty IDAT chunk before the image data");
+    const char *bad_png = kind[0] == 'P' ? png_chunks_check(p, len) : NULL;
+    if (bad_png)
+        return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label, "bad PNG: %s", bad_png);
     if (kind[0] == 'J' && !jpeg_huffman_ok(p, len))
         return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label,
                           "bad JPEG huffman tables (more than 256 codes, or a scan using an undefined table)");
