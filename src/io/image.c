@@ -172,8 +172,10 @@ static int declared_size(const unsigned char *p, size_t len, int png, uint32_t *
     }
     size_t i = 2;
     while (i + 1 < len) {
-        if (p[i] != 0xff)
-            return 0;
+        if (p[i] != 0xff) { /* stb skips junk between markers */
+            i++;
+            continue;
+        }
         unsigned char m = p[i + 1];
         if (m == 0xff) { /* fill byte */
             i++;
@@ -321,6 +323,13 @@ wgnn_status wgnn__image_decode(const void *buf, size_t len, const char *label, w
         return image_fail(err, err_len, WGNN_ERR_LIMIT, "image", label,
                           "declared size %u x %u passes the limit (%d on a side, %llu pixels)", (unsigned)dw32,
                           (unsigned)dh32, WGNN__IMAGE_MAX_SIDE, (unsigned long long)WGNN__IMAGE_MAX_PIXELS);
+    /* Every 8 x 8 block of a JPEG costs at least one bit (its DC code), but
+     * stb decodes a file cut short as if zeros followed: a 700-byte file
+     * declaring 8000 x 8000 took a minute to decode (fuzzer slow unit). */
+    if (kind[0] == 'J' && dw32 > 0 && dh32 > 0 && len < ((uint64_t)(dw32 + 7) / 8) * ((dh32 + 7) / 8) / 8)
+        return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label,
+                          "JPEG of %zu bytes is too short for its declared %u x %u (truncated?)", len, (unsigned)dw32,
+                          (unsigned)dh32);
     const char *bad_png = kind[0] == 'P' ? png_chunks_check(p, len) : NULL;
     if (bad_png)
         return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label, "bad PNG: %s", bad_png);

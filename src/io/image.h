@@ -4,7 +4,17 @@
  * Decoding refuses (WGNN_ERR_FORMAT, naming the file) anything stb_image
  * rejects, formats other than PNG and JPEG, images past
  * WGNN__IMAGE_MAX_SIDE on a side or WGNN__IMAGE_MAX_PIXELS in all, and
- * truncated files; it never crashes on hostile input (fuzzed). */
+ * truncated files; it never crashes on hostile input (fuzzed; src/io/image.c
+ * walks PNG chunks and JPEG markers first, to keep Debian 12's stb_image
+ * away from inputs it mishandles).
+ *
+ * Exactness: PNG decodes as Pillow's convert("RGB") does (16-bit: the high
+ * byte; Pillow clamps 16-bit grey instead). stb's JPEG decoder is not
+ * libjpeg's: within a few levels of Pillow's decode, not equal. The resize
+ * is bit-exact with Pillow (9.4 to 12.3) for all six filters, and the
+ * preprocessing with transformers' PIL path (ViTImageProcessorPil etc.);
+ * transformers 5's default processors resize with torchvision instead,
+ * which differs by one level in a few percent of pixels. */
 #ifndef WGNN_IO_IMAGE_H
 #define WGNN_IO_IMAGE_H
 
