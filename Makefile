@@ -25,11 +25,11 @@ build: setup
 	$(call CMAKE_BUILD,build)
 
 # A small ViT shipped with the tests on a sample image, checked against the
-# outputs PyTorch gave for the same image (tests/models/make_fixtures.py).
+# outputs PyTorch gave for the same image (tests/models/make_pil_refs.py).
 run: build
 	./build/wgnn info
 	./build/wgnn run --model tests/models/vit --image tests/models/image.png --iters 20 --profile \
-	  --ref tests/models/vit/image_last_hidden_state.npy --pooled-ref tests/models/vit/image_pooler_output.npy
+	  --ref tests/models/vit/pil_last_hidden_state.npy --pooled-ref tests/models/vit/pil_pooler_output.npy
 
 test: build
 	ctest --test-dir build --output-on-failure --no-tests=error -j2

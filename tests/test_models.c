@@ -133,6 +133,30 @@ static void check_model(wgnn_context *ctx, const char *name, wgnn_model_weights 
             for (uint64_t i = 0; i < ipx.numel; i++) off += fabsf(px[i] - ((const float *)ipx.data)[i]) > 1e-5f;
             printf("  %-48s max |diff| %.3g (%zu of %llu values one uint8 level off)\n",
                    "image.png pixel_values vs HF's processor", max_abs, off, (unsigned long long)ipx.numel);
+            /* the Pillow path (make_pil_refs.py): exact preprocessing, and
+             * the encoder on wgnn's own pixels */
+            wgnn_npy ppx, plast, ppool;
+            char pth[1200];
+            path_of(pth, sizeof pth, name, "pil_pixel_values.npy");
+            if (access(pth, R_OK) == 0 && load_npy(name, "pil_pixel_values.npy", &ppx)) {
+                CHECK(tu_close(px, ppx.data, ppx.numel, 1e-6, 0, &max_abs), "%s: Pillow-path pixel_values max |diff| %.3g",
+                      name, max_abs);
+                printf("  %-48s max |diff| %.3g\n", "image.png pixel_values vs Pillow's path", max_abs);
+                wgnn_npy_free(&ppx);
+                s = wgnn_model_encode(m, px, 1, h, w, 0);
+                CHECK(s == WGNN_OK, "%s: encode image: %s", name, wgnn_context_error(ctx));
+                if (load_npy(name, "pil_last_hidden_state.npy", &plast)) {
+                    snprintf(what, sizeof what, "%s %s image (wgnn's pixels) last_hidden_state", name, tag);
+                    compare_output(m, WGNN_MODEL_LAST_HIDDEN_STATE, &plast, 0, 1, atol, rtol, what);
+                    wgnn_npy_free(&plast);
+                }
+                path_of(pth, sizeof pth, name, "pil_pooler_output.npy");
+                if (access(pth, R_OK) == 0 && load_npy(name, "pil_pooler_output.npy", &ppool)) {
+                    snprintf(what, sizeof what, "%s %s image (wgnn's pixels) pooler_output", name, tag);
+                    compare_output(m, WGNN_MODEL_POOLER_OUTPUT, &ppool, 0, 1, atol, rtol, what);
+                    wgnn_npy_free(&ppool);
+                }
+            }
             /* the encoder on the image as HF preprocessed it */
             s = wgnn_model_encode(m, ipx.data, 1, h, w, 0);
             CHECK(s == WGNN_OK, "%s: encode image: %s", name, wgnn_context_error(ctx));
@@ -304,9 +328,9 @@ static void broken_folders(wgnn_context *ctx) {
 }
 
 int main(int argc, char **argv) {
-    snprintf(g_root, sizeof g_root, "%s", WGNN_SOURCE_DIR);
-    (void)argc;
-    (void)argv;
+    /* the source tree: argv[1], $WGNN_SOURCE_DIR, or where it was built */
+    const char *root = argc > 1 ? argv[1] : getenv("WGNN_SOURCE_DIR");
+    snprintf(g_root, sizeof g_root, "%s", root ? root : WGNN_SOURCE_DIR);
     wgnn_context *ctx = tu_context();
     check_model(ctx, "vit", WGNN_MODEL_WEIGHTS_F32, ATOL, RTOL);
     check_model(ctx, "vit_bf16", WGNN_MODEL_WEIGHTS_F32, ATOL, RTOL);

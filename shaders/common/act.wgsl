@@ -20,8 +20,14 @@ fn act_erfc(z: vec4<f32>) -> vec4<f32> {
     return t * exp(p - z * z);
 }
 
+// NaN is found from the bits: NVIDIA's compiler folds !(x <= 0) into x > 0,
+// which turned relu(NaN) into 0 on the H200.
+fn act_is_nan(x: vec4<f32>) -> vec4<bool> {
+    return (bitcast<vec4<u32>>(x) & vec4(0x7fffffffu)) > vec4(0x7f800000u);
+}
+
 fn act_relu(x: vec4<f32>) -> vec4<f32> {
-    return select(vec4(0.0), x, !(x <= vec4(0.0))); // NaN stays NaN
+    return select(vec4(0.0), x, (x > vec4(0.0)) | act_is_nan(x)); // NaN stays NaN
 }
 
 // gelu, approximate=none: x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), with

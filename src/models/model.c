@@ -196,7 +196,7 @@ static wgnn_status read_config(wgnn_model *m, const wgnn__json *j) {
         if (strcmp(pact, "tanh") != 0)
             return wgnn__err(m->ctx, WGNN_ERR_UNSUPPORTED, "%s/config.json: pooler_act \"%s\" is not supported (tanh)",
                              m->dir, pact);
-        int pool_size;
+        int pool_size = 0;
         if ((s = cfg_int(m, j, "", "pooler_output_size", true, in->hidden_size, 1, 65536, &pool_size))) return s;
         if (pool_size != in->hidden_size)
             return wgnn__err(m->ctx, WGNN_ERR_UNSUPPORTED,
