@@ -111,7 +111,8 @@ int cmd_run(const global_opts *g, int argc, char **argv) {
     if (!(atol >= 0) || !(rtol >= 0)) return usage_error("run", k_usage_run, "--atol and --rtol must be >= 0");
 
     char err[ERR_LEN] = "";
-    FILE *info = info_stream(out_path ? out_path : pooled_path);
+    FILE *info = stdout; /* stderr when an output goes to stdout */
+    if (out_path) info = info_stream(out_path);
     if (pooled_path && info == stdout) info = info_stream(pooled_path);
     wgnn_context *ctx = NULL;
     wgnn_model *m = NULL;
