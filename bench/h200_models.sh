@@ -23,7 +23,8 @@ for m in vit_b16 siglip_b16; do
       echo "=== wgnn run $m batch $b weights $w"
       ./build/wgnn run --model "$work/$m" --input "$work/${m}_x$b.npy" --weights $w --iters ${ITERS:-30} \
         --profile --ref "$work/${m}_last$b.npy" --pooled-ref "$work/${m}_pool$b.npy" --atol 2e-3 --rtol 2e-3 \
-        2>&1 | tee "$out/wgnn_${m}_b${b}_$w.txt" | grep -v '^  [a-z].*\.[0-9]' | head -40
+        > "$out/wgnn_${m}_b${b}_$w.txt" 2>&1
+      grep -E "^input|^GPU time|vs /|wgnn:" "$out/wgnn_${m}_b${b}_$w.txt"
     done
   done
 done

@@ -25,13 +25,29 @@
 #define D1(a) 1, (int64_t[]){a}
 #define D2(a, b) 2, (int64_t[]){a, b}
 
-/* Loads a linear layer's weight [n, k] (half when the model keeps linear
- * weights in f16) and bias [n]. */
+/* A linear layer's weight [n, k] as the graph uses it: float32 weights are
+ * kept transposed, [k, n], for addmm (the GEMM's untransposed operands get
+ * its widest tile); float16 ones stay [n, k] for linear. */
+static wgnn_status add_linear_weight(wgnn_model *m, const char *name, const float *w, int64_t n, int64_t k) {
+    if (m->weights == WGNN_MODEL_WEIGHTS_F16) return wgnn__model_add(m, name, w, D2(n, k), true);
+    float *t = malloc((size_t)(n * k) * sizeof *t);
+    if (!t) return wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < k; j++) t[j * n + i] = w[i * k + j];
+    wgnn_status s = wgnn__model_add(m, name, t, D2(k, n), false);
+    free(t);
+    return s;
+}
+
+/* Loads a linear layer's weight [n, k] (see add_linear_weight) and bias [n]. */
 static wgnn_status load_linear(wgnn_model *m, const wgnn__st *st, const char *name, int64_t n, int64_t k) {
     char w[256], b[256];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(b, sizeof b, "%s.bias", name);
-    wgnn_status s = wgnn__model_load_tensor(m, st, w, D2(n, k), m->weights == WGNN_MODEL_WEIGHTS_F16);
+    float *wt = NULL;
+    wgnn_status s = wgnn__model_read(m, st, w, D2(n, k), &wt);
+    if (s == WGNN_OK) s = add_linear_weight(m, w, wt, n, k);
+    free(wt);
     if (s == WGNN_OK) s = wgnn__model_load_tensor(m, st, b, D1(n), false);
     return s;
 }
@@ -68,7 +84,7 @@ static wgnn_status load_qkv(wgnn_model *m, const wgnn__st *st, const char *const
     char nm[256];
     if (s == WGNN_OK) {
         snprintf(nm, sizeof nm, "%s.weight", out_name);
-        s = wgnn__model_add(m, nm, w, D2(3 * h, h), m->weights == WGNN_MODEL_WEIGHTS_F16);
+        s = add_linear_weight(m, nm, w, 3 * h, h);
     }
     if (s == WGNN_OK) {
         snprintf(nm, sizeof nm, "%s.bias", out_name);
@@ -94,7 +110,7 @@ wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
     float *wt = NULL;
     snprintf(nm, sizeof nm, "%s.weight", pe);
     if ((s = wgnn__model_read(m, st, nm, 4, (int64_t[]){h, c, p, p}, &wt))) return s;
-    s = wgnn__model_add(m, "patch.weight", wt, D2(h, c * p * p), m->weights == WGNN_MODEL_WEIGHTS_F16);
+    s = add_linear_weight(m, "patch.weight", wt, h, c * p * p);
     free(wt);
     if (s) return s;
     snprintf(nm, sizeof nm, "%s.bias", pe);
@@ -185,7 +201,7 @@ wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
     }
     in->n_params += (uint64_t)h * (uint64_t)(h + 2);
     /* keys and values: rows h..3h of the input projection */
-    if (s == WGNN_OK) s = wgnn__model_add(m, "head.kv.weight", inw + h * h, D2(2 * h, h), m->weights == WGNN_MODEL_WEIGHTS_F16);
+    if (s == WGNN_OK) s = add_linear_weight(m, "head.kv.weight", inw + h * h, 2 * h, h);
     if (s == WGNN_OK) s = wgnn__model_add(m, "head.kv.bias", inb + h, D1(2 * h), false);
     free(probe);
     free(inw);
@@ -306,12 +322,33 @@ static wgnn_value gb_const(gb *b, const float *data, int rank, const int64_t *di
     return v;
 }
 
+/* x [..., K] -> [..., N]: linear on a float16 weight [N, K]; addmm on a
+ * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
+ * back). */
 static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *name) {
     char w[192], bb[192];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bb, sizeof bb, "%s.bias", name);
-    wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
-    return gb_op(b, label ? label : name, "linear", 3, in, 0, NULL);
+    if (b->m->weights == WGNN_MODEL_WEIGHTS_F16) {
+        wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
+        return gb_op(b, label ? label : name, "linear", 3, in, 0, NULL);
+    }
+    wgnn_desc dx;
+    if (b->s != WGNN_OK || x < 0) return -1;
+    if ((b->s = wgnn_graph_desc(b->g, x, &dx)) != WGNN_OK) return -1;
+    wgnn_tensor *wt = wgnn__model_weight(b->m, w);
+    if (!wt) {
+        b->s = wgnn__err(b->m->ctx, WGNN_ERR_INVALID_ARGUMENT, "model: internal: weight %s was not loaded", w);
+        return -1;
+    }
+    int64_t n = wgnn_tensor_dims(wt)[1], k = dx.dims[dx.rank - 1], rows = 1;
+    for (int i = 0; i + 1 < dx.rank; i++) rows *= dx.dims[i];
+    wgnn_value x2 = dx.rank == 2 ? x : gb_view(b, x, 2, (int64_t[]){rows, k});
+    wgnn_value in[3] = {gb_weight(b, bb), x2, gb_weight(b, w)};
+    wgnn_value y = gb_op(b, label ? label : name, "addmm", 3, in, 0, NULL);
+    if (dx.rank == 2) return y;
+    dx.dims[dx.rank - 1] = n;
+    return gb_view(b, y, dx.rank, dx.dims);
 }
 
 static wgnn_value layer_norm(gb *b, wgnn_value x, const char *name) {
