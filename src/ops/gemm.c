@@ -46,6 +46,7 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 #define GEMV_MAX_ROWS 4u
 
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
+    bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
         uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
         return (gemm_tile){wg, wg < 32 ? wg : 32, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
@@ -60,10 +61,11 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
         if (t->wx * t->wy > most || t->wx > ctx->limits.maxComputeWorkgroupSizeX ||
             t->wy > ctx->limits.maxComputeWorkgroupSizeY)
             continue;
-        /* The 128 x 128 tile with a transposed operand ran 40x slower than
-         * the 64 x 64 one on the H200 (linear 6304 x 3072 x 768: 13.1 ms),
-         * the driver's code for it spilling, as far as timings tell. */
-        if (t->tm == 8 && t->tn == 8 && (g->trans_a || g->trans_b)) continue;
+        /* The 128 x 128 tile with a transposed operand or a bias ran 12-40x
+         * slower than the 64 x 64 one on the H200 (linear and addmm 6304 x
+         * 3072 x 768: 13.1 ms against 1.09), the driver's code for it
+         * spilling, as far as timings tell; plain products keep it. */
+        if (t->tm == 8 && t->tn == 8 && (g->trans_a || g->trans_b || has_bias)) continue;
         uint64_t groups = ceil_div(g->m, (uint64_t)t->wy * t->tm) * ceil_div(g->n, (uint64_t)t->wx * t->tn) * g->batch;
         if (groups >= 512 || i + 1 == sizeof k_tiles / sizeof k_tiles[0]) return *t;
     }
