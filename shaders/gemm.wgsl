@@ -142,23 +142,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
     let c_base = P.c_off + wid.z * P.c_bs;
     let bias_base = P.bias_off + wid.z * P.bias_bs;
+    // Written with constant trip counts and no dynamic vector indexing (no
+    // break, explicit components), so that the compiler can unroll it and
+    // keep acc in registers: with a data-dependent break and bv[q] the
+    // 128 x 128 tile with a bias ran 12x slower on the H200.
     for (var r = 0u; r < TM; r++) {
         let i = m0 + ty * TM + r;
-        if (i >= P.m) { break; }
+        let row_ok = i < P.m;
         for (var c = 0u; c < TN / 4u; c++) {
             let j0 = n0 + (c * WX + tx) * 4u;
             var v = P.alpha * acc[r * (TN / 4u) + c];
+            let ok = vec4(row_ok) & (vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n));
             if (HAS_BIAS) {
-                var bv = vec4(0.0);
-                for (var q = 0u; q < 4u; q++) {
-                    if (j0 + q < P.n) { bv[q] = BIAS[bias_base + i * P.bias_rs + (j0 + q) * P.bias_cs]; }
-                }
+                let bb = bias_base + i * P.bias_rs + j0 * P.bias_cs;
+                let bv = vec4(select(0.0, BIAS[select(0u, bb, ok.x)], ok.x),
+                              select(0.0, BIAS[select(0u, bb + P.bias_cs, ok.y)], ok.y),
+                              select(0.0, BIAS[select(0u, bb + 2u * P.bias_cs, ok.z)], ok.z),
+                              select(0.0, BIAS[select(0u, bb + 3u * P.bias_cs, ok.w)], ok.w));
                 v += P.beta * bv;
             }
             v = act(v);
-            for (var q = 0u; q < 4u; q++) {
-                if (j0 + q < P.n) { C[c_base + i * P.ldc + j0 + q] = v[q]; }
-            }
+            let o = c_base + i * P.ldc + j0;
+            if (ok.x) { C[o] = v.x; }
+            if (ok.y) { C[o + 1u] = v.y; }
+            if (ok.z) { C[o + 2u] = v.z; }
+            if (ok.w) { C[o + 3u] = v.w; }
         }
     }
 }

@@ -148,6 +148,16 @@ int main(void) {
         cases(ctx, what, false);
     }
     memset(ctx->knobs.gemm_tile, 0, sizeof ctx->knobs.gemm_tile);
+    {
+        /* a product with a bias big enough for the 128 x 128 tile: the plain
+         * product into scratch, the bias (and beta, alpha) in gemm_reduce */
+        tu_in_spec sp[3] = {{{WGNN_F32, 2, {2945}}, -1, 1},
+                            {{WGNN_F32, 2, {2945, 5}}, -1, 1},
+                            {{WGNN_F32, 2, {5, 2945}}, -1, 1}};
+        sp[0].d.rank = 1;
+        const char *args[2] = {"beta=0.5", "alpha=2"};
+        tu_run_op(ctx, "addmm 2945x5x2945, bias pass", "addmm", sp, 3, args, 2, NULL, NULL, 0, 1e-4, 1e-3);
+    }
     activations(ctx, 37); /* tiles */
     activations(ctx, 3);  /* gemv */
     /* 4 KiB bindings at 256-byte offsets: bmm's batch, and the rows of mm's
