@@ -19,7 +19,7 @@ mkdir -p "$out"
 python3 bench/torch_models.py "$work" --batches "$batches" --iters ${ITERS:-30} | tee "$out/torch_models.jsonl"
 for m in vit_b16 siglip_b16; do
   for b in ${batches//,/ }; do
-    for w in f32 f16; do
+    for w in ${WEIGHTS:-f32 f16}; do
       echo "=== wgnn run $m batch $b weights $w"
       ./build/wgnn run --model "$work/$m" --input "$work/${m}_x$b.npy" --weights $w --iters ${ITERS:-30} \
         --profile --ref "$work/${m}_last$b.npy" --pooled-ref "$work/${m}_pool$b.npy" --atol 2e-3 --rtol 2e-3 \
