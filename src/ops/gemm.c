@@ -43,6 +43,14 @@ static const gemm_tile k_tiles[] = {
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+#define SMALL_M 256u
+static const gemm_tile k_small_tile = {16, 8, 4, 8, 8, 0}; /* 32 x 128 */
+
+static bool small_tile_ok(const wgnn_context *ctx) {
+    return ctx->limits.maxComputeInvocationsPerWorkgroup >= 128 && ctx->limits.maxComputeWorkgroupSizeX >= 16 &&
+           ctx->limits.maxComputeWorkgroupSizeY >= 8;
+}
+
 /* A few rows against a transposed B (linear at decode): the GEMV kernel. */
 #define GEMV_MAX_ROWS 4u
 
@@ -56,6 +64,10 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
         const uint32_t *t = ctx->knobs.gemm_tile;
         return (gemm_tile){t[0], t[1], t[2], t[3], t[4], 0};
     }
+    /* few rows (a ViT block at batch 1: M = 197): 32 x 128 tiles waste the
+     * least padding and, with split-K, were fastest or within 5% of it in a
+     * sweep of 9 tiles x 5 slice counts on the H200 (docs/PERFORMANCE.md) */
+    if (g->m <= SMALL_M && small_tile_ok(ctx)) return k_small_tile;
     uint32_t most = ctx->limits.maxComputeInvocationsPerWorkgroup;
     for (size_t i = 0; i < sizeof k_tiles / sizeof k_tiles[0]; i++) {
         const gemm_tile *t = &k_tiles[i];
@@ -232,11 +244,15 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS)
         return 1 | BIAS_PASS;
-    /* tiles of the 64 x 64 kernel, the one small problems get */
-    uint64_t groups = ceil_div(g->m, 64) * ceil_div(g->n, 64);
-    if (groups >= SPLIT_TARGET_GROUPS / 2 || g->k < 2 * SPLIT_MIN_SLICE) return 1;
-    uint32_t want = (uint32_t)ceil_div(SPLIT_TARGET_GROUPS, groups), best = 1;
-    for (uint32_t s = 2; s <= want && s <= 64 && g->k / s >= SPLIT_MIN_SLICE; s++)
+    /* tiles of the kernel small problems get: 32 x 128 for few rows
+     * (aiming at 768 workgroups, at most 8 slices: the sweep's best), else
+     * 64 x 64 */
+    bool small = g->m <= SMALL_M && small_tile_ok(ctx);
+    uint64_t groups = small ? ceil_div(g->m, 32) * ceil_div(g->n, 128) : ceil_div(g->m, 64) * ceil_div(g->n, 64);
+    uint32_t target = small ? 768u : SPLIT_TARGET_GROUPS, most = small ? 8u : 64u;
+    if (groups >= target / 2 || g->k < 2 * SPLIT_MIN_SLICE) return 1;
+    uint32_t want = (uint32_t)ceil_div(target, groups), best = 1;
+    for (uint32_t s = 2; s <= want && s <= most && g->k / s >= SPLIT_MIN_SLICE; s++)
         if (g->k % s == 0) best = s;
     return best;
 }
