@@ -445,6 +445,9 @@ check "run siglip on pixel_values .npy agrees with PyTorch, with a profile" \
     eval 'rc_is 0 && out_has "GPU time" && out_has "sdpa"'
 run run --model "$M/vit" --input "$M/vit/input.npy" --ref "$M/vit_bf16/last_hidden_state.npy" --out bad.npy
 check "run with a mismatching --ref exits 3 and writes nothing" eval 'rc_is 3 && no_file bad.npy'
+run run --model "$M/vit" --image "$M/image.png" --image "$M/image.png" --out batch.npy
+check "run on two images makes a batch of 2" \
+    eval 'rc_is 0 && out_has "input \[2,3,32,32\]" && head -c 128 batch.npy | grep -q "(2, 17, 32)"'
 run run --model "$M/vit" --image "$M/vit/config.json" --out x.npy
 check "run on a file that is not an image exits 1 in one line, nothing written" \
     eval 'rc_is 1 && err_has "config.json" && one_line_err && no_file x.npy'
