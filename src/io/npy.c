@@ -28,6 +28,7 @@
 #define _POSIX_C_SOURCE 200809L /* getpid, lstat, O_CLOEXEC */
 
 #include "wgnn.h"
+#include "io/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -564,22 +565,6 @@ static int npy_open_retry(const char *path, int flags, mode_t mode)
     return fd;
 }
 
-/* "character device", ... for messages about a file of the wrong kind. */
-static const char *npy_file_kind(mode_t m)
-{
-    if (S_ISDIR(m))
-        return "directory";
-    if (S_ISCHR(m))
-        return "character device";
-    if (S_ISBLK(m))
-        return "block device";
-    if (S_ISFIFO(m))
-        return "FIFO";
-    if (S_ISSOCK(m))
-        return "socket";
-    return "file of unknown type";
-}
-
 /* Reads until want bytes or end of file, retrying short reads and EINTR;
  * *got says how many arrived. -1 (errno set) on a read error. */
 static int npy_read_full(int fd, unsigned char *buf, size_t want, size_t *got)
@@ -616,7 +601,7 @@ static wgnn_status npy_not_regular(const npy_err *e, mode_t m)
     return npy_fail(e, WGNN_ERR_IO,
                     "not a regular file (%s); wgnn reads .npy data from regular files, pipes "
                     "and FIFOs",
-                    npy_file_kind(m));
+                    wgnn__file_kind(m));
 }
 
 /* Opens path for reading. Looks before opening: opening a device can have

@@ -12,6 +12,7 @@
  * Names are found through an open-addressing hash of the tensor array.
  */
 #include "io/safetensors.h"
+#include "io/file.h"
 #include "io/json.h"
 
 #include <cjson/cJSON.h>
@@ -497,21 +498,6 @@ wgnn_status wgnn__st_parse(const void *buf, size_t len, const char *label, wgnn_
 
 /* ---- files ------------------------------------------------------------------ */
 
-static const char *st_file_kind(mode_t m)
-{
-    if (S_ISDIR(m))
-        return "a directory";
-    if (S_ISCHR(m))
-        return "a character device";
-    if (S_ISBLK(m))
-        return "a block device";
-    if (S_ISFIFO(m))
-        return "a FIFO";
-    if (S_ISSOCK(m))
-        return "a socket";
-    return "a file of unknown type";
-}
-
 /* Maps path (a regular file) and parses it into st. Devices and FIFOs are
  * refused before they are opened. */
 static wgnn_status st_open_file(wgnn__st *st, const char *path, char *err, size_t err_len)
@@ -521,7 +507,7 @@ static wgnn_status st_open_file(wgnn__st *st, const char *path, char *err, size_
     if (stat(path, &sb) != 0)
         return st_fail(&e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
     if (!S_ISREG(sb.st_mode))
-        return st_fail(&e, WGNN_ERR_IO, "is %s, not a .safetensors file", st_file_kind(sb.st_mode));
+        return st_fail(&e, WGNN_ERR_IO, "is a %s, not a .safetensors file", wgnn__file_kind(sb.st_mode));
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return st_fail(&e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
@@ -531,7 +517,7 @@ static wgnn_status st_open_file(wgnn__st *st, const char *path, char *err, size_
         goto cleanup;
     }
     if (!S_ISREG(sb.st_mode)) { /* replaced between stat and open */
-        s = st_fail(&e, WGNN_ERR_IO, "is %s, not a .safetensors file", st_file_kind(sb.st_mode));
+        s = st_fail(&e, WGNN_ERR_IO, "is a %s, not a .safetensors file", wgnn__file_kind(sb.st_mode));
         goto cleanup;
     }
     if (sb.st_size == 0) {
