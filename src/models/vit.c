@@ -95,6 +95,27 @@ static wgnn_status load_qkv(wgnn_model *m, const wgnn__st *st, const char *const
     return s;
 }
 
+/* The checkpoint's names of block l's modules (without the prefix). */
+typedef struct layer_names {
+    char a[64], q[128], k[128], v[128], o[128], n1[128], n2[128], f1[128], f2[128], qkv[64];
+} layer_names;
+
+static void names_of(const wgnn_model *m, int l, layer_names *n) {
+    bool vit = m->arch == WGNN__ARCH_VIT;
+    snprintf(n->qkv, sizeof n->qkv, "layer.%d.qkv", l); /* the stacked q|k|v made at load */
+    snprintf(n->a, sizeof n->a, vit ? "encoder.layer.%d" : "encoder.layers.%d", l);
+#define NAME(f, vit_s, siglip_s) snprintf(n->f, sizeof n->f, "%s.%s", n->a, vit ? vit_s : siglip_s)
+    NAME(q, "attention.attention.query", "self_attn.q_proj");
+    NAME(k, "attention.attention.key", "self_attn.k_proj");
+    NAME(v, "attention.attention.value", "self_attn.v_proj");
+    NAME(o, "attention.output.dense", "self_attn.out_proj");
+    NAME(n1, "layernorm_before", "layer_norm1");
+    NAME(n2, "layernorm_after", "layer_norm2");
+    NAME(f1, "intermediate.dense", "mlp.fc1");
+    NAME(f2, "output.dense", "mlp.fc2");
+#undef NAME
+}
+
 wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
     wgnn_model_info *in = &m->info;
     const int64_t h = in->hidden_size, c = in->num_channels, p = in->patch_size, f = in->intermediate_size;
@@ -143,33 +164,12 @@ wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
     in->n_params += (uint64_t)(np + (vit ? 2 : 0)) * (uint64_t)h;
 
     for (int l = 0; l < in->num_layers; l++) {
-        char a[128], q[192], k[192], v[192], o[192], qkv[128], n1[192], n2[192], f1[192], f2[192];
-        snprintf(qkv, sizeof qkv, "layer.%d.qkv", l);
-        if (vit) {
-            snprintf(a, sizeof a, "encoder.layer.%d", l);
-            snprintf(q, sizeof q, "%s.attention.attention.query", a);
-            snprintf(k, sizeof k, "%s.attention.attention.key", a);
-            snprintf(v, sizeof v, "%s.attention.attention.value", a);
-            snprintf(o, sizeof o, "%s.attention.output.dense", a);
-            snprintf(n1, sizeof n1, "%s.layernorm_before", a);
-            snprintf(n2, sizeof n2, "%s.layernorm_after", a);
-            snprintf(f1, sizeof f1, "%s.intermediate.dense", a);
-            snprintf(f2, sizeof f2, "%s.output.dense", a);
-        } else {
-            snprintf(a, sizeof a, "encoder.layers.%d", l);
-            snprintf(q, sizeof q, "%s.self_attn.q_proj", a);
-            snprintf(k, sizeof k, "%s.self_attn.k_proj", a);
-            snprintf(v, sizeof v, "%s.self_attn.v_proj", a);
-            snprintf(o, sizeof o, "%s.self_attn.out_proj", a);
-            snprintf(n1, sizeof n1, "%s.layer_norm1", a);
-            snprintf(n2, sizeof n2, "%s.layer_norm2", a);
-            snprintf(f1, sizeof f1, "%s.mlp.fc1", a);
-            snprintf(f2, sizeof f2, "%s.mlp.fc2", a);
-        }
-        const char *qkv_names[3] = {q, k, v};
-        if ((s = load_qkv(m, st, qkv_names, qkv)) || (s = load_linear(m, st, o, h, h)) ||
-            (s = load_norm(m, st, n1, h)) || (s = load_norm(m, st, n2, h)) || (s = load_linear(m, st, f1, f, h)) ||
-            (s = load_linear(m, st, f2, h, f)))
+        layer_names n;
+        names_of(m, l, &n);
+        const char *qkv_names[3] = {n.q, n.k, n.v};
+        if ((s = load_qkv(m, st, qkv_names, n.qkv)) || (s = load_linear(m, st, n.o, h, h)) ||
+            (s = load_norm(m, st, n.n1, h)) || (s = load_norm(m, st, n.n2, h)) ||
+            (s = load_linear(m, st, n.f1, f, h)) || (s = load_linear(m, st, n.f2, h, f)))
             return s;
     }
     if (vit) {
@@ -391,27 +391,13 @@ static void split_heads(gb *b, const char *label, wgnn_value x, int64_t B, int64
 
 static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     const wgnn_model_info *in = &b->m->info;
-    const bool vit = b->m->arch == WGNN__ARCH_VIT;
-    char a[64], n1[96], n2[96], o[96], f1[96], f2[96], qkv[64], lab[96];
-    if (vit) {
-        snprintf(a, sizeof a, "encoder.layer.%d", l);
-        snprintf(n1, sizeof n1, "%s.layernorm_before", a);
-        snprintf(n2, sizeof n2, "%s.layernorm_after", a);
-        snprintf(o, sizeof o, "%s.attention.output.dense", a);
-        snprintf(f1, sizeof f1, "%s.intermediate.dense", a);
-        snprintf(f2, sizeof f2, "%s.output.dense", a);
-    } else {
-        snprintf(a, sizeof a, "encoder.layers.%d", l);
-        snprintf(n1, sizeof n1, "%s.layer_norm1", a);
-        snprintf(n2, sizeof n2, "%s.layer_norm2", a);
-        snprintf(o, sizeof o, "%s.self_attn.out_proj", a);
-        snprintf(f1, sizeof f1, "%s.mlp.fc1", a);
-        snprintf(f2, sizeof f2, "%s.mlp.fc2", a);
-    }
-    snprintf(qkv, sizeof qkv, "layer.%d.qkv", l);
-    wgnn_value h = layer_norm(b, x, n1);
+    layer_names n;
+    names_of(b->m, l, &n);
+    const char *a = n.a;
+    char lab[160];
+    wgnn_value h = layer_norm(b, x, n.n1);
     snprintf(lab, sizeof lab, "%s.attention.qkv", a);
-    wgnn_value p = linear(b, lab, h, qkv);
+    wgnn_value p = linear(b, lab, h, n.qkv);
     wgnn_value q[3];
     snprintf(lab, sizeof lab, "%s.attention.heads", a);
     split_heads(b, lab, p, B, T, 3, q);
@@ -421,14 +407,14 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     const char *perm[1] = {"dims=0,2,1,3"};
     att = gb_op(b, lab, "permute", 1, &att, 1, perm);
     att = gb_view(b, att, 3, (int64_t[]){B, T, in->hidden_size});
-    att = linear(b, o, att, o);
+    att = linear(b, n.o, att, n.o);
     snprintf(lab, sizeof lab, "%s.residual1", a);
     x = add(b, lab, x, att);
-    h = layer_norm(b, x, n2);
-    h = linear(b, f1, h, f1);
+    h = layer_norm(b, x, n.n2);
+    h = linear(b, n.f1, h, n.f1);
     snprintf(lab, sizeof lab, "%s.mlp.gelu", a);
     h = gelu(b, lab, h);
-    h = linear(b, f2, h, f2);
+    h = linear(b, n.f2, h, n.f2);
     snprintf(lab, sizeof lab, "%s.residual2", a);
     return add(b, lab, x, h);
 }
