@@ -541,9 +541,19 @@ static wgnn_status load_model(tok_load *L, const cJSON *root)
     if (t->tok_map == NULL)
         return LFAIL(L, WGNN_ERR_OUT_OF_MEMORY, "out of memory", L->label);
     memset(t->tok_map, 0xFF, t->tok_cap * sizeof *t->tok_map);
-    for (id = 0; id < t->n_ids; id++)
-        if (t->tok[id].str && tok_find(t, t->tok[id].str, t->tok[id].len) < 0)
+    for (id = 0; id < t->n_ids; id++) {
+        if (t->tok[id].str == NULL)
+            continue;
+        int32_t had = tok_find(t, t->tok[id].str, t->tok[id].len);
+        if (had < 0) {
             tok_insert(t, id);
+        } else if (!t->tok[id].added && !t->tok[had].added) {
+            char q[96];
+            tok_quote(t->tok[id].str, t->tok[id].len, q, sizeof q);
+            return LFAIL(L, WGNN_ERR_FORMAT, "model.vocab: token \"%s\" appears twice (ids %d and %d)", L->label, q,
+                         (int)had, (int)id);
+        }
+    }
     for (int b = 0; b < 256; b++) {
         char u[4];
         int n = (int)utf8proc_encode_char((utf8proc_int32_t)g_byte_cp[b], (utf8proc_uint8_t *)u);
