@@ -14,6 +14,8 @@
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|" \
     "\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+"
 
+#define BL "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":false}"
+
 static uint32_t byte_cp(int b) /* GPT-2's bytes_to_unicode, written out again */
 {
     int n = 0;
@@ -373,8 +375,6 @@ static void expect_fail(const char *what, const char *json, wgnn_status want, co
     wgnn__tokenizer_free(t);
 }
 
-#define BL "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":false}"
-
 static void test_hostile(void)
 {
     expect_fail("malformed", "{\"model\":", WGNN_ERR_FORMAT, "invalid JSON");
@@ -470,6 +470,64 @@ static void test_hostile(void)
           "missing: %s", err);
 }
 
+/* Split with a literal String pattern, a regex that can match empty, and a
+ * long piece (the heap keeps BPE at O(n log n)). */
+static void test_split_edges(void)
+{
+    const char *extra[] = {"xx", "axxb", "xxb", "a-b", "-b", NULL};
+    spec s = {extra, NULL, NULL, NULL,
+              "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"String\":\"-\"},"
+              "\"behavior\":\"Isolated\"},{\"type\":\"Split\",\"pattern\":{\"Regex\":\"x*\"},\"behavior\":"
+              "\"Isolated\"}," BL "]}",
+              true};
+    wgnn__tokenizer *t = build(&s);
+    if (!t)
+        return;
+    expect_pieces(t, &s, "a-b", (const char *[]){"a", "-", "b", NULL});
+    expect_pieces(t, &s, "axxb", (const char *[]){"a", "xx", "b", NULL});
+    expect_pieces(t, &s, "xx-axxb", (const char *[]){"xx", "-", "a", "xx", "b", NULL});
+    wgnn__tokenizer_free(t);
+
+    const char *extra2[] = {"aa", NULL};
+    const char *merges2[] = {"a a", NULL};
+    spec s2 = {extra2, merges2, NULL, NULL, "{\"type\":\"ByteLevel\",\"add_prefix_space\":true,\"use_regex\":true}",
+               false};
+    t = build(&s2);
+    if (!t)
+        return;
+    size_t len = 1 << 20;
+    char *text = malloc(len + 1);
+    memset(text, 'a', len);
+    text[len] = '\0';
+    int32_t *ids = NULL;
+    size_t n = 0;
+    char err[256] = "";
+    /* " aaaa...": the space alone (no " a" token), then 2^19 "aa" */
+    CHECK(wgnn__tokenizer_encode(t, text, len, &ids, &n, err, sizeof err) == WGNN_OK && n == 1 + len / 2 &&
+              ids[0] == ' ' && ids[1] == 256 && ids[n - 1] == 256,
+          "1 MiB piece: %zu ids (%s)", n, err);
+    free(ids);
+    free(text);
+    wgnn__tokenizer_free(t);
+}
+
+/* Llama 3's pattern: digits in groups of up to three. */
+static void test_llama3_split(void)
+{
+    const char *extra[] = {"123", "45", "12345", " 123", "Hi", " there", NULL};
+    spec s = {extra, NULL, NULL, NULL,
+              "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":\""
+              "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+"
+              "[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"},\"behavior\":\"Isolated\",\"invert\":false},"
+              "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":false}]}",
+              true};
+    wgnn__tokenizer *t = build(&s);
+    if (!t)
+        return;
+    expect_pieces(t, &s, "Hi there 12345", (const char *[]){"Hi", " there", " ", "123", "45", NULL});
+    wgnn__tokenizer_free(t);
+}
+
 int main(void)
 {
     test_merge_order();
@@ -478,6 +536,8 @@ int main(void)
     test_qwen2_split();
     test_added_tokens();
     test_detok();
+    test_split_edges();
+    test_llama3_split();
     test_hostile();
     return tu_finish();
 }

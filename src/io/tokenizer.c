@@ -223,7 +223,7 @@ static wgnn_status compile_regex(tok_load *L, const char *where, const char *pat
 {
     int code = 0;
     PCRE2_SIZE at = 0;
-    uint32_t opts = PCRE2_UTF | PCRE2_UCP | (literal ? PCRE2_LITERAL : 0);
+    uint32_t opts = literal ? PCRE2_UTF | PCRE2_LITERAL : PCRE2_UTF | PCRE2_UCP; /* LITERAL refuses UCP */
     *out = pcre2_compile((PCRE2_SPTR)pat, len, opts, &code, &at, NULL);
     if (*out == NULL) {
         PCRE2_UCHAR msg[256];
