@@ -32,6 +32,7 @@
 #define TOK_MAX_SPLITS 8          /* Split steps in a pre_tokenizer Sequence */
 #define TOK_ID_SLACK 65536        /* ids may leave gaps, but not beyond 4 x entries + this */
 #define TOK_MAX_ID (1 << 26)
+#define TOK_MAX_TEXT (1 << 30)
 #define TOK_GPT2_REGEX "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -378,8 +379,9 @@ static wgnn_status set_entry(tok_load *L, const char *where, int32_t id, const c
 
 static wgnn_status read_id(tok_load *L, const cJSON *v, const char *where, int32_t limit, int32_t *out)
 {
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble || v->valuedouble < 0 ||
-        v->valuedouble >= limit)
+    /* range before the cast: converting an out-of-range double is undefined */
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble < limit) ||
+        v->valuedouble != (double)(int32_t)v->valuedouble)
         return LFAIL(L, WGNN_ERR_FORMAT, "%s: id must be an integer in [0, %d)", L->label, where, (int)limit);
     *out = (int32_t)v->valuedouble;
     return WGNN_OK;
@@ -994,8 +996,9 @@ wgnn_status wgnn__tokenizer_encode(const wgnn__tokenizer *t, const char *text, s
         *n = 0;
     if (t == NULL || ids == NULL || n == NULL || (text == NULL && len))
         return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: encode: NULL argument");
-    if (len > PTRDIFF_MAX / 4)
-        return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "%s: text too long", t->label);
+    if (len > TOK_MAX_TEXT) /* symbol indices are int32_t */
+        return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "%s: text of %zu bytes is over the limit of %d",
+                        t->label, len, TOK_MAX_TEXT);
     size_t bad = utf8_bad_at(text, len);
     if (bad < len)
         return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "%s: text is not valid UTF-8 at byte %zu", t->label,

@@ -13,7 +13,8 @@
  *     be false;
  *   - a byte without a vocab entry is an error (naming the piece) when the
  *     model has no unk_token; `tokenizers` drops it silently;
- *   - text must be valid UTF-8 (Rust's &str always is): an error otherwise.
+ *   - text must be valid UTF-8 (Rust's &str always is) and at most 1 GiB: an
+ *     error otherwise.
  */
 #ifndef WGNN_IO_TOKENIZER_H
 #define WGNN_IO_TOKENIZER_H
