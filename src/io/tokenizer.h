@@ -6,6 +6,8 @@
  * of NFC, pre_tokenizer ByteLevel or Sequence of Split (Regex or String,
  * behavior Isolated, invert false) ending in ByteLevel, ByteLevel decoding.
  * Anything else is refused at load with a message naming the key.
+ * post_processor, truncation and padding are ignored: encode adds no
+ * BOS / EOS of its own (Llama 3's template would add <|begin_of_text|>).
  *
  * Differences from the `tokenizers` library, on purpose:
  *   - added tokens are matched in the raw text (leftmost, longest first)
