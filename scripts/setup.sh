@@ -2,7 +2,8 @@
 # scripts/setup.sh: everything wgnn needs before `cmake` can run.
 #
 #   - build tools (cmake >= 3.21, make, gcc, npm; with --with-fuzz also clang
-#     and its libFuzzer runtime) and C libraries (libcjson-dev, libstb-dev),
+#     and its libFuzzer runtime) and C libraries (libcjson-dev, libstb-dev,
+#     libpcre2-dev, libutf8proc-dev),
 #     installed with apt only when missing;
 #   - Dawn: libwebgpu_wrapper.so from the npm package bun-webgpu-linux-x64 and
 #     the webgpu.h/dawn headers from Debian's libwebgpu-dawn-dev, both
@@ -85,9 +86,12 @@ check_tools() {
   command -v npm   >/dev/null || missing+=(npm)
   command -v dpkg-deb >/dev/null || missing+=(dpkg)
   # C libraries from Debian's archive: cJSON (config.json and other JSON),
-  # stb_image (PNG/JPEG input)
+  # stb_image (PNG/JPEG input), PCRE2 (tokenizer pre-tokenization regexes),
+  # utf8proc (tokenizer NFC normalization)
   [ -f /usr/include/cjson/cJSON.h ] || missing+=(libcjson-dev)
   [ -f /usr/include/stb/stb_image.h ] || missing+=(libstb-dev)
+  [ -f /usr/include/pcre2.h ] || missing+=(libpcre2-dev)
+  [ -f /usr/include/utf8proc.h ] || missing+=(libutf8proc-dev)
   [ "$WITH_FUZZ" = 0 ] || command -v clang >/dev/null || missing+=(clang)
   [ ${#missing[@]} = 0 ] || sys_apt_install "${missing[@]}"
 

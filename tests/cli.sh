@@ -465,5 +465,15 @@ check "run with both --image and --input is a usage error" eval 'rc_is 2'
 run run --model "$M/vit" --input "$M/vit/input.npy" --weights q4
 check "run --weights q4 is a usage error" eval 'rc_is 2 && err_has "q4"'
 
+# --- tokenize (tests/data/tokenizers/tiny: ids derived by hand in make_tiny.py) ---
+TK="$SRC/tests/data/tokenizers/tiny"
+run tokenize --model "$TK" --text "Hello world<|endoftext|>"
+check "tokenize --text prints the ids on one line, the special token matched" eval 'rc_is 0 && [ "$(cat out.txt)" = "262 264 265" ]'
+run tokenize --model "$TK/tokenizer.json" --decode 262,264,32,72,265
+check "tokenize --decode prints the text" eval 'rc_is 0 && [ "$(cat out.txt)" = "Hello world H<|endoftext|>" ]'
+run tokenize --model "$TK" --decode 262,99999
+check "tokenize --decode with an id out of range exits 1 and prints nothing" \
+    eval 'rc_is 1 && err_has "99999" && [ ! -s out.txt ]'
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,119 @@
+/* cmd_tokenize.c - `wgnn tokenize`: text to token ids and back with a
+ * Hugging Face tokenizer.json (byte-level BPE).
+ *
+ * The one command that reaches past the public API: the tokenizer is
+ * internal (src/io/tokenizer.h, which needs nothing but wgnn.h) until the
+ * text models that use it give it a public shape. */
+#include "args.h"
+#include "commands.h"
+#include "io/tokenizer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char k_usage_tokenize[] =
+    "usage: wgnn tokenize --model DIR (--text TEXT | --decode ID,ID,...)\n"
+    "  DIR is a Hugging Face folder holding tokenizer.json (or the file itself);\n"
+    "  byte-level BPE as GPT-2, Llama 3, Qwen2 and Qwen3 use\n"
+    "options:\n"
+    "  --text TEXT      prints the token ids, space-separated, on one line (special\n"
+    "                   tokens written in the text, such as <|im_end|>, are matched)\n"
+    "  --decode IDS     prints the text of comma-separated ids (bytes that form no\n"
+    "                   UTF-8 character come out as U+FFFD)\n";
+
+static int decode_ids(const wgnn__tokenizer *t, const char *list, char *err)
+{
+    size_t cap = wgnn__detok_max_out(t);
+    char *out = malloc(cap);
+    if (out == NULL)
+        return set_err(err, "tokenize: out of memory");
+    wgnn__detok d;
+    wgnn__detok_init(&d);
+    int rc = CLI_OK;
+    /* pass 0 checks every id, pass 1 prints: nothing is printed for a bad list */
+    for (int pass = 0; pass < 2 && rc == CLI_OK; pass++) {
+        const char *p = list;
+        for (;;) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            char num[32];
+            long long id = 0;
+            if (len == 0 || len >= sizeof num) {
+                rc = set_err(err, "tokenize: --decode: expected comma-separated ids, got \"%s\"", list);
+                break;
+            }
+            memcpy(num, p, len);
+            num[len] = '\0';
+            if (!parse_int(num, 0, wgnn__tokenizer_vocab_size(t) - 1, &id)) {
+                rc = set_err(err, "tokenize: --decode: \"%s\" is not an id in [0, %d)", num,
+                             wgnn__tokenizer_vocab_size(t));
+                break;
+            }
+            size_t n = 0;
+            if (pass == 0 && wgnn__tokenizer_vocab_size(t) > 0) {
+                wgnn__detok probe;
+                wgnn__detok_init(&probe);
+                if (wgnn__detok_push(t, &probe, (int32_t)id, out, cap, &n) != WGNN_OK) {
+                    rc = set_err(err, "tokenize: --decode: id %lld has no token", id);
+                    break;
+                }
+            } else if (wgnn__detok_push(t, &d, (int32_t)id, out, cap, &n) == WGNN_OK) {
+                fwrite(out, 1, n, stdout);
+            }
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
+    }
+    if (rc == CLI_OK) {
+        size_t n = 0;
+        wgnn__detok_flush(&d, out, cap, &n);
+        fwrite(out, 1, n, stdout);
+        fputc('\n', stdout);
+    }
+    free(out);
+    return rc;
+}
+
+int cmd_tokenize(const global_opts *g, int argc, char **argv)
+{
+    (void)g;
+    const char *model = NULL, *text = NULL, *decode = NULL;
+    const opt_spec specs[] = {
+        {"--model", OPT_STR, &model, 0, 0, true},
+        {"--text", OPT_STR, &text, 0, 0, false},
+        {"--decode", OPT_STR, &decode, 0, 0, false},
+    };
+    parse_result pr = parse_opts("tokenize", k_usage_tokenize, specs, NSPECS(specs), argc, argv, false, NULL);
+    if (pr != PARSE_OK)
+        return pr == PARSE_HELP ? CLI_OK : CLI_USAGE;
+    if ((text == NULL) == (decode == NULL))
+        return usage_error("tokenize", k_usage_tokenize, "give exactly one of --text and --decode");
+
+    char err[ERR_LEN] = "";
+    wgnn__tokenizer *t = NULL;
+    int32_t *ids = NULL;
+    size_t n = 0;
+    int rc = CLI_OK;
+    if (wgnn__tokenizer_load(model, &t, err, sizeof err) != WGNN_OK) {
+        rc = CLI_FAIL;
+        goto cleanup;
+    }
+    if (decode) {
+        rc = decode_ids(t, decode, err);
+        goto cleanup;
+    }
+    if (wgnn__tokenizer_encode(t, text, strlen(text), &ids, &n, err, sizeof err) != WGNN_OK) {
+        rc = CLI_FAIL;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        printf(i ? " %d" : "%d", (int)ids[i]);
+    putchar('\n');
+
+cleanup:
+    free(ids);
+    wgnn__tokenizer_free(t);
+    return report(rc, err);
+}
