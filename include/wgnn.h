@@ -228,7 +228,7 @@ typedef struct wgnn_sdpa_options {
  * out:  q's shape, fp32
  * causal (a wgnn_sdpa_causal) hides keys past each query row's limit after
  * the mask is added. D must be a multiple of 4. A row that sees no key (mask
- * -inf everywhere, or causal top_left with S_q > S_kv) gives zeros (as
+ * -inf everywhere, or bottom_right's first S_q - S_kv rows) gives zeros (as
  * PyTorch does for the mask). Causal and grouped-query attention run in the
  * fused implementation only (auto picks it; three-pass and channel refuse
  * them with WGNN_ERR_UNSUPPORTED). opts may be NULL (no mask, default scale,

@@ -164,7 +164,8 @@ static void test_causal_gqa(wgnn_context *ctx) {
         run_case_ex(ctx, &lt, 0, c, fa, 2);
         case_desc dec = {4, {1, 4}, 1, 37, 12, MASK_NONE, 0, 0, 1}; /* decode */
         run_case_ex(ctx, &dec, 2, c, fa, 2);
-        case_desc gt = {4, {1, 2}, 41, 19, 8, MASK_NONE, 0, 0, 1}; /* S_q > S_kv: some rows see no key */
+        /* S_q > S_kv: bottom_right leaves the first rows no key */
+        case_desc gt = {4, {1, 2}, 41, 19, 8, MASK_NONE, 0, 0, 1};
         run_case_ex(ctx, &gt, 0, c, fa, 2);
         case_desc mk1 = {4, {2, 8}, 23, 31, 20, MASK_INF_ROWS, 0, 0, 1}; /* with a mask, GQA 8/2 */
         run_case_ex(ctx, &mk1, 2, c, fa, 2);
@@ -376,7 +377,8 @@ static void test_validation(wgnn_context *ctx) {
     {
         wgnn_tensor *q4 = mk(ctx, WGNN_F32, 4, 1, 4, 5, 8), *o4 = mk(ctx, WGNN_F32, 4, 1, 4, 5, 8);
         opt.enable_gqa = 1;
-        expect(ctx, wgnn_sdpa(ctx, q4, k, v, &opt, o4), WGNN_ERR_UNSUPPORTED, "grouped-query attention", "GQA three-pass");
+        expect(ctx, wgnn_sdpa(ctx, q4, k, v, &opt, o4), WGNN_ERR_UNSUPPORTED, "grouped-query attention",
+               "GQA three-pass");
         uint64_t b = 0;
         wgnn_sdpa_impl rt = WGNN_SDPA_THREE_PASS;
         opt.impl = WGNN_SDPA_AUTO;
