@@ -74,6 +74,9 @@ ARGS = [
     ["a=1", "b=2", "c=3", "d=4", "e=5", "f=6", "g=7", "h=8", "i=9"],
     ["x" * 300 + "=1"],
     ["scale=" + "9" * 400],
+    ["causal=top_left", "enable_gqa=true"],
+    ["causal=bottom_right", "impl=fused"],
+    ["causal=maybe", "enable_gqa=2"],
 ]
 
 

@@ -200,22 +200,39 @@ typedef enum wgnn_sdpa_impl {
     WGNN_SDPA_CHANNEL = 3     /* three-pass with the per-entry QK kernel (few rows) */
 } wgnn_sdpa_impl;
 
+/* Causal masking of wgnn_sdpa (query row i, key j, 0-based). */
+typedef enum wgnn_sdpa_causal {
+    WGNN_SDPA_CAUSAL_NONE = 0,        /* every key visible */
+    WGNN_SDPA_CAUSAL_TOP_LEFT = 1,    /* j <= i: PyTorch's is_causal=True */
+    WGNN_SDPA_CAUSAL_BOTTOM_RIGHT = 2 /* j <= i + S_kv - S_q: decoding with a KV cache (flash-attention's
+                                         convention); S_q = 1 sees every key */
+} wgnn_sdpa_causal;
+
 typedef struct wgnn_sdpa_options {
     const wgnn_tensor *mask; /* NULL, or additive fp32 mask of shape [..., H, S_q, S_kv] */
     float scale;             /* used when has_scale; else 1/sqrt(D) */
     int has_scale;
     wgnn_sdpa_impl impl;
+    int causal;     /* a wgnn_sdpa_causal; 0 = none */
+    int enable_gqa; /* nonzero: k and v may have fewer heads than q (grouped-query attention) */
 } wgnn_sdpa_options;
 
 /*
- * Non-causal scaled dot-product attention:
- *     out = softmax(q . k^T * scale + mask) . v
+ * Scaled dot-product attention, optionally causal, optionally grouped-query:
+ *     out = softmax(q . k^T * scale + mask [+ causal -inf]) . v
  * q:    [..., H, S_q, D]  fp32, rank >= 3; the leading dims are batch dims
- * k, v: [..., H, S_kv, D] fp32, same rank and leading dims as q, k.dims == v.dims
- * mask: [..., H, S_q, S_kv] fp32, exact shape (no broadcast), optional
+ * k, v: [..., H_kv, S_kv, D] fp32, same rank and leading dims as q, k.dims == v.dims;
+ *       H_kv == H, or (enable_gqa) H % H_kv == 0: query head h reads kv head
+ *       h / (H / H_kv), by index (PyTorch's enable_gqa=True)
+ * mask: [..., H, S_q, S_kv] fp32, exact shape (no broadcast, q's heads), optional
  * out:  q's shape, fp32
- * D must be a multiple of 4. A row whose mask is -inf everywhere gives zeros
- * (as PyTorch does). opts may be NULL (no mask, default scale, auto).
+ * causal (a wgnn_sdpa_causal) hides keys past each query row's limit after
+ * the mask is added. D must be a multiple of 4. A row that sees no key (mask
+ * -inf everywhere, or bottom_right's first S_q - S_kv rows) gives zeros (as
+ * PyTorch does for the mask). Causal and grouped-query attention run in the
+ * fused implementation only (auto picks it; three-pass and channel refuse
+ * them with WGNN_ERR_UNSUPPORTED). opts may be NULL (no mask, default scale,
+ * auto, not causal, no GQA).
  * float16 storage: q, k, v and out may all be WGNN_F16 instead (the mask
  * stays fp32), on every adapter (WGSL's pack2x16float / unpack2x16float;
  * shader-f16 is not needed); the fused implementation then reads f16,
@@ -536,6 +553,13 @@ void wgnn_npy_free(wgnn_npy *n);
 void wgnn_ref_sdpa(const float *q, const float *k, const float *v, const float *mask,
                    uint64_t batch, uint64_t s_q, uint64_t s_kv, uint64_t d, double scale,
                    float *out);
+/* With grouped-query attention and causal masking: batch = product of the
+ * leading dims times H (q's heads); k and v hold batch / group heads, q head
+ * b reading kv head b / group (group = H / H_kv, 1 for plain attention);
+ * causal is a wgnn_sdpa_causal. */
+void wgnn_ref_sdpa_ex(const float *q, const float *k, const float *v, const float *mask,
+                      uint64_t batch, uint64_t group, uint64_t s_q, uint64_t s_kv, uint64_t d,
+                      double scale, int causal, float *out);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,11 @@ override SPLIT: bool = false;
 // USE_SG: row maxima by subgroup shuffles instead of a pass through
 // workgroup memory (the host checks that a row's TX lanes share a subgroup).
 override USE_SG: bool = false;
+// CAUSAL: row i sees keys j <= i + P.causal_off only (0: top-left, S_kv - S_q:
+// bottom-right). Key tiles past the tile's last row's limit are not visited;
+// the boundary tile is masked per element (a hidden key's p is 0, as a key
+// past S_kv).
+override CAUSAL: bool = false;
 
 const NEG_MAX: f32 = -3.40282346638528859812e38;
 const LOG2E: f32 = 1.44269504088896340736;
@@ -110,8 +115,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         kv_start = split * P.kv_chunk;
         kv_end = min(P.s_kv, kv_start + P.kv_chunk);
     }
+    if (CAUSAL) { // keys the tile's last row can see: [0, last + causal_off + 1)
+        let vis = i32(min(row0 + BR, P.s_q)) + P.causal_off;
+        kv_end = min(kv_end, u32(max(vis, i32(kv_start))));
+    }
     let q_base = (bh * P.s_q + row0) * D4;
-    let kv_base = bh * P.s_kv * D4;
+    let kv_base = (bh / P.group) * P.s_kv * D4; // grouped-query attention: kv head by index
 
     // Q tile, pre-scaled; rows past S_q read as zeros.
     for (var i = tid; i < BR * D4; i += NT) {
@@ -196,11 +205,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 }
             }
         }
+        // vk[r]: which of row r's keys count (valid, and within its causal limit)
+        var vk: array<vec4<bool>, RM>;
+        for (var r = 0u; r < RM; r++) {
+            vk[r] = valid;
+            if (CAUSAL) {
+                let lim = i32(row0 + RM * ly + r) + P.causal_off - i32(kv0 + lx); // key lx+TX*e visible iff TX*e <= lim
+                let t = i32(TX);
+                vk[r] = valid & vec4<bool>((0 <= lim), (t <= lim), (2 * t <= lim), (3 * t <= lim));
+            }
+        }
         var mt: array<vec4<f32>, RG>;
         for (var g = 0u; g < RG; g++) {
             var pm = vec4<f32>(NEG_MAX);
             for (var i = 0u; i < 4u; i++) {
-                let si = select(vec4<f32>(NEG_MAX), s[4u * g + i], valid);
+                let si = select(vec4<f32>(NEG_MAX), s[4u * g + i], vk[4u * g + i]);
                 pm[i] = max(max(si.x, si.y), max(si.z, si.w));
             }
             if (USE_SG) {
@@ -223,7 +242,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var i = 0u; i < 4u; i++) {
                 p[i] = vec4<f32>(0.0);
                 for (var e = 0u; e < KE; e++) { // no exp2 for the unused lanes when KE = 2
-                    p[i][e] = select(0.0, exp2(s[4u * g + i][e] - mt[g][i]), valid[e]);
+                    p[i][e] = select(0.0, exp2(s[4u * g + i][e] - mt[g][i]), vk[4u * g + i][e]);
                 }
                 l[g][i] = l[g][i] * alpha[i] + (p[i].x + p[i].y + p[i].z + p[i].w);
                 for (var jj = 0u; jj < OJ; jj++) { o[4u * g + i][jj] *= alpha[i]; }

@@ -160,7 +160,7 @@ check "op with an unknown op exits 2 in one line" \
     eval 'rc_is 2 && err_has "unknown op \"frob\" (\`wgnn op --list\` lists the ops)" && one_line_err && no_file o_frob.npy'
 run op sdpa --in q.npy --in k.npy --in v.npy --arg bogus=1 --out o_bogus.npy
 check "op with an unknown --arg key exits 2 in one line naming it and the keys" \
-    eval 'rc_is 2 && err_has "unknown argument \"bogus\" (it takes: scale, impl)" && one_line_err && no_file o_bogus.npy'
+    eval 'rc_is 2 && err_has "unknown argument \"bogus\" (it takes: scale, impl, causal, enable_gqa)" && one_line_err && no_file o_bogus.npy'
 run op sdpa --in q.npy --in k.npy --in v.npy --arg scale=abc --out o_badval.npy
 check "op with a bad --arg value exits 1 in one line naming the argument" \
     eval 'rc_is 1 && err_has "scale=abc: the value is not a number" && one_line_err && no_file o_badval.npy'

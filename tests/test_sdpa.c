@@ -36,8 +36,10 @@ static void make_mask(float *m, uint64_t rows, uint64_t s_kv, mask_kind kind) {
     }
 }
 
-/* Runs one case through the given impls; returns 0 on any failure. */
-static int run_case(wgnn_context *ctx, const case_desc *cd, const wgnn_sdpa_impl *impls, size_t n_impls) {
+/* Runs one case through the given impls, k and v with h_kv heads (0: q's)
+ * and the given causal mode; returns 0 on any failure. */
+static int run_case_ex(wgnn_context *ctx, const case_desc *cd, int64_t h_kv, int causal, const wgnn_sdpa_impl *impls,
+                       size_t n_impls) {
     int r = cd->rank;
     int64_t qd[8], kd[8], md[8];
     uint64_t bh = 1;
@@ -45,13 +47,18 @@ static int run_case(wgnn_context *ctx, const case_desc *cd, const wgnn_sdpa_impl
         qd[i] = kd[i] = md[i] = cd->lead[i];
         bh *= (uint64_t)cd->lead[i];
     }
+    uint64_t group = 1;
+    if (h_kv > 0) {
+        group = (uint64_t)(cd->lead[r - 3] / h_kv);
+        kd[r - 3] = h_kv;
+    }
     qd[r - 2] = cd->s_q;
     qd[r - 1] = cd->d;
     kd[r - 2] = cd->s_kv;
     kd[r - 1] = cd->d;
     md[r - 2] = cd->s_q;
     md[r - 1] = cd->s_kv;
-    size_t nq = (size_t)(bh * cd->s_q * cd->d), nk = (size_t)(bh * cd->s_kv * cd->d);
+    size_t nq = (size_t)(bh * cd->s_q * cd->d), nk = (size_t)(bh / group * cd->s_kv * cd->d);
     size_t nm = (size_t)(bh * cd->s_q * cd->s_kv);
     float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nk * 4), *o = malloc(nq * 4), *ref = malloc(nq * 4);
     float *m = cd->mask ? malloc(nm * 4) : NULL;
@@ -62,7 +69,7 @@ static int run_case(wgnn_context *ctx, const case_desc *cd, const wgnn_sdpa_impl
     tu_fill(v, nk, -1, 1);
     if (m) make_mask(m, bh * cd->s_q, cd->s_kv, cd->mask);
     double scale = cd->explicit_scale ? cd->scale : 1.0 / sqrt((double)cd->d);
-    wgnn_ref_sdpa(q, k, v, m, bh, cd->s_q, cd->s_kv, cd->d, scale, ref);
+    wgnn_ref_sdpa_ex(q, k, v, m, bh, group, cd->s_q, cd->s_kv, cd->d, scale, causal, ref);
 
     wgnn_status s = wgnn_tensor_create(ctx, WGNN_F32, r, qd, &tq);
     if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F32, r, kd, &tk);
@@ -82,7 +89,7 @@ static int run_case(wgnn_context *ctx, const case_desc *cd, const wgnn_sdpa_impl
         /* Poison the output so an unwritten element cannot pass. */
         for (size_t j = 0; j < nq; j++) o[j] = NAN;
         s = wgnn_tensor_upload(ctx, to, o, nq * 4);
-        wgnn_sdpa_options opt = {tm, cd->scale, cd->explicit_scale, impls[i]};
+        wgnn_sdpa_options opt = {tm, cd->scale, cd->explicit_scale, impls[i], causal, group > 1};
         if (s == WGNN_OK) s = wgnn_sdpa(ctx, tq, tk, tv, &opt, to);
         if (s == WGNN_OK) s = wgnn_tensor_download(ctx, to, o, nq * 4);
         const char *name = k_impl_names[impls[i] == WGNN_SDPA_AUTO ? 3 : (int)impls[i] - 1];
@@ -94,9 +101,19 @@ static int run_case(wgnn_context *ctx, const case_desc *cd, const wgnn_sdpa_impl
         }
         double e;
         int close = tu_close(o, ref, nq, ATOL, RTOL, &e);
-        CHECK(close, "rank %d bh %llu s_q %lld s_kv %lld d %lld mask %d %s: max abs err %g", r, (unsigned long long)bh,
-              (long long)cd->s_q, (long long)cd->s_kv, (long long)cd->d, (int)cd->mask, name, e);
+        CHECK(close, "rank %d bh %llu group %llu s_q %lld s_kv %lld d %lld mask %d causal %d %s: max abs err %g", r,
+              (unsigned long long)bh, (unsigned long long)group, (long long)cd->s_q, (long long)cd->s_kv,
+              (long long)cd->d, (int)cd->mask, causal, name, e);
         ok &= close;
+        if (causal) { /* rows that see no key must be exactly zero */
+            int64_t off = causal == WGNN_SDPA_CAUSAL_BOTTOM_RIGHT ? cd->s_kv - cd->s_q : 0, zeros = 1;
+            for (uint64_t row = 0; row < bh * (uint64_t)cd->s_q; row++) {
+                if ((int64_t)(row % (uint64_t)cd->s_q) + off >= 0) continue;
+                for (int64_t x = 0; x < cd->d; x++) zeros &= o[row * cd->d + x] == 0.0f;
+            }
+            CHECK(zeros, "%s: causal rows without keys are exactly 0", name);
+            ok &= (int)zeros;
+        }
         if (m) { /* rows masked everywhere must be exactly zero */
             int zeros = 1;
             for (uint64_t row = 0; row < bh * (uint64_t)cd->s_q; row++) {
@@ -123,7 +140,45 @@ cleanup:
     return ok;
 }
 
+static int run_case(wgnn_context *ctx, const case_desc *cd, const wgnn_sdpa_impl *impls, size_t n_impls) {
+    return run_case_ex(ctx, cd, 0, WGNN_SDPA_CAUSAL_NONE, impls, n_impls);
+}
+
 #define ALL k_impls, 4
+
+/* Causal masking and grouped-query attention (fused only; auto routes them
+ * there). Split-KV is forced by few query rows and long S_kv. */
+static void test_causal_gqa(wgnn_context *ctx) {
+    static const wgnn_sdpa_impl fa[] = {WGNN_SDPA_FUSED, WGNN_SDPA_AUTO};
+    static const int causals[] = {WGNN_SDPA_CAUSAL_NONE, WGNN_SDPA_CAUSAL_TOP_LEFT, WGNN_SDPA_CAUSAL_BOTTOM_RIGHT};
+    /* GQA alone: 8 q heads / 2 kv heads, 4 / 1 */
+    case_desc g1 = {4, {2, 8}, 13, 29, 16, MASK_NONE, 0, 0, 1};
+    run_case_ex(ctx, &g1, 2, WGNN_SDPA_CAUSAL_NONE, fa, 2);
+    case_desc g2 = {4, {1, 4}, 7, 40, 32, MASK_RANDOM, 0, 0, 1};
+    run_case_ex(ctx, &g2, 1, WGNN_SDPA_CAUSAL_NONE, fa, 2);
+    for (int ci = 1; ci < 3; ci++) {
+        int c = causals[ci];
+        case_desc sq = {4, {1, 2}, 37, 37, 16, MASK_NONE, 0, 0, 1}; /* S_q == S_kv */
+        run_case_ex(ctx, &sq, 0, c, fa, 2);
+        case_desc lt = {4, {2, 2}, 5, 37, 8, MASK_NONE, 0, 0, 1}; /* S_q < S_kv */
+        run_case_ex(ctx, &lt, 0, c, fa, 2);
+        case_desc dec = {4, {1, 4}, 1, 37, 12, MASK_NONE, 0, 0, 1}; /* decode */
+        run_case_ex(ctx, &dec, 2, c, fa, 2);
+        /* S_q > S_kv: bottom_right leaves the first rows no key */
+        case_desc gt = {4, {1, 2}, 41, 19, 8, MASK_NONE, 0, 0, 1};
+        run_case_ex(ctx, &gt, 0, c, fa, 2);
+        case_desc mk1 = {4, {2, 8}, 23, 31, 20, MASK_INF_ROWS, 0, 0, 1}; /* with a mask, GQA 8/2 */
+        run_case_ex(ctx, &mk1, 2, c, fa, 2);
+        case_desc mk2 = {3, {4}, 9, 9, 4, MASK_NEG_MAX, 1, 0.4f, 1}; /* rank 3: H is dim 0, GQA 4/1 */
+        run_case_ex(ctx, &mk2, 1, c, fa, 2);
+        for (int64_t s_q = 1; s_q <= 4; s_q++) { /* split-KV */
+            case_desc sp = {4, {1, 8}, s_q, 600, 64, s_q == 3 ? MASK_RANDOM : MASK_NONE, 0, 0, 1};
+            run_case_ex(ctx, &sp, 2, c, fa, 2);
+        }
+        case_desc big = {4, {1, 4}, 67, 133, 36, MASK_NONE, 0, 0, 1}; /* several query and key tiles, odd D4 */
+        run_case_ex(ctx, &big, 1, c, fa, 2);
+    }
+}
 
 static void test_suite_shapes(wgnn_context *ctx) {
     /* ExecuTorch's suite: (B, H, S_q, S_kv, D). */
@@ -245,7 +300,7 @@ static void test_f16(wgnn_context *ctx) {
         if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tk, hk, nk * 2);
         if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tv, hv, nk * 2);
         if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tm, m, nm * 4);
-        wgnn_sdpa_options opt = {with_mask ? tm : NULL, 0, 0, WGNN_SDPA_AUTO};
+        wgnn_sdpa_options opt = {with_mask ? tm : NULL, 0, 0, WGNN_SDPA_AUTO, 0, 0};
         if (s == WGNN_OK) s = wgnn_sdpa(ctx, tq, tk, tv, &opt, to);
         if (s == WGNN_OK) s = wgnn_tensor_download(ctx, to, ho, nq * 2);
         CHECK(s == WGNN_OK, "f16 case %zu: %s", t, wgnn_context_error(ctx));
@@ -303,7 +358,37 @@ static void test_validation(wgnn_context *ctx) {
     expect(ctx, wgnn_sdpa(ctx, q, k3, v, NULL, o), WGNN_ERR_INVALID_ARGUMENT, "same rank", "rank mismatch");
     expect(ctx, wgnn_sdpa(ctx, q, k, v_bad, NULL, o), WGNN_ERR_INVALID_ARGUMENT, "k [1,2,7,8] and v [1,2,6,8]",
            "k.dims != v.dims");
-    expect(ctx, wgnn_sdpa(ctx, q, k_h, v_h, NULL, o), WGNN_ERR_INVALID_ARGUMENT, "differ in dim 1", "H mismatch");
+    expect(ctx, wgnn_sdpa(ctx, q, k_h, v_h, NULL, o), WGNN_ERR_INVALID_ARGUMENT, "unless enable_gqa=true",
+           "H mismatch without enable_gqa");
+    opt.enable_gqa = 1;
+    expect(ctx, wgnn_sdpa(ctx, q, k_h, v_h, &opt, o), WGNN_ERR_INVALID_ARGUMENT, "must be a multiple of k's and v's 3",
+           "H_q % H_kv != 0");
+    opt.enable_gqa = 0;
+    opt.causal = 3;
+    expect(ctx, wgnn_sdpa(ctx, q, k, v, &opt, o), WGNN_ERR_INVALID_ARGUMENT, "unknown causal", "bad causal");
+    opt.causal = WGNN_SDPA_CAUSAL_TOP_LEFT;
+    opt.impl = WGNN_SDPA_THREE_PASS;
+    expect(ctx, wgnn_sdpa(ctx, q, k, v, &opt, o), WGNN_ERR_UNSUPPORTED, "causal attention runs only in the fused",
+           "causal three-pass");
+    opt.impl = WGNN_SDPA_CHANNEL;
+    expect(ctx, wgnn_sdpa(ctx, q, k, v, &opt, o), WGNN_ERR_UNSUPPORTED, "causal attention runs only in the fused",
+           "causal channel");
+    opt.causal = WGNN_SDPA_CAUSAL_NONE;
+    {
+        wgnn_tensor *q4 = mk(ctx, WGNN_F32, 4, 1, 4, 5, 8), *o4 = mk(ctx, WGNN_F32, 4, 1, 4, 5, 8);
+        opt.enable_gqa = 1;
+        expect(ctx, wgnn_sdpa(ctx, q4, k, v, &opt, o4), WGNN_ERR_UNSUPPORTED, "grouped-query attention",
+               "GQA three-pass");
+        uint64_t b = 0;
+        wgnn_sdpa_impl rt = WGNN_SDPA_THREE_PASS;
+        opt.impl = WGNN_SDPA_AUTO;
+        CHECK(wgnn_sdpa_scratch_bytes(ctx, q4, k, v, &opt, &b, &rt) == WGNN_OK && rt == WGNN_SDPA_FUSED,
+              "GQA routes to fused: %s", wgnn_context_error(ctx));
+        opt.enable_gqa = 0;
+        wgnn_tensor_destroy(q4);
+        wgnn_tensor_destroy(o4);
+    }
+    opt.impl = WGNN_SDPA_AUTO;
     expect(ctx, wgnn_sdpa(ctx, q, k_b, v_b, NULL, o), WGNN_ERR_INVALID_ARGUMENT, "differ in dim 0", "batch mismatch");
     expect(ctx, wgnn_sdpa(ctx, q, k_d, v_d, NULL, o), WGNN_ERR_INVALID_ARGUMENT, "head dim D differs", "D mismatch");
     opt.mask = m_bad;
@@ -353,6 +438,11 @@ int main(int argc, char **argv) {
     tu_seed(argc > 1 ? strtoull(argv[1], NULL, 10) : 20261130u);
     wgnn_context *ctx = tu_context();
     test_validation(ctx);
+    test_causal_gqa(ctx);
+    if (argc > 2 && strcmp(argv[2], "causal") == 0) { /* quick run while developing */
+        wgnn_context_destroy(ctx);
+        return tu_finish();
+    }
     test_suite_shapes(ctx);
     test_masks_and_scale(ctx);
     test_many_rows(ctx, argc <= 1); /* the slow chunking case once, not in the per-tile reruns */

@@ -29,7 +29,9 @@
     X(S, u32, s_q) X(S, u32, s_kv)                                                                   \
     X(S, f32, qscale)   /* scale * log2(e) */                                                        \
     X(S, u32, kv_chunk) /* keys per split (SPLIT), a multiple of BC */                               \
-    X(S, u32, n_bh)     /* B*H of this dispatch */
+    X(S, u32, n_bh)     /* B*H of this dispatch */                                                  \
+    X(S, u32, group)    /* H / H_kv: q head bh reads kv head bh / group */                           \
+    X(S, i32, causal_off) /* CAUSAL: row i sees keys j <= i + causal_off */
 #define REDUCE_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split)
 WGNN__PARAMS_STRUCT(qk_params, QK_PARAMS);
 WGNN__PARAMS_STRUCT(av_params, AV_PARAMS);
@@ -46,10 +48,12 @@ WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
  * (8 rows: 2.3 vs 3.1 ms; 256 rows: 4.3 vs 4.1 ms). */
 #define WGNN__CPU_CHANNEL_ROWS 64u
 
-enum { A_SCALE, A_IMPL };
+enum { A_SCALE, A_IMPL, A_CAUSAL, A_GQA };
 
 typedef struct sdpa_shape {
-    uint64_t bh;      /* product of batch dims and H */
+    uint64_t bh;      /* product of batch dims and H (q's heads) */
+    uint64_t group;   /* H / H_kv (grouped-query attention), 1 for plain attention */
+    int causal;       /* wgnn_sdpa_causal */
     uint64_t s_q, s_kv, d;
     double scale;
     bool mask;
@@ -84,11 +88,23 @@ static wgnn_status check(wgnn__node *n) {
     for (int i = 0; i < r; i++)
         if (k->dims[i] != v->dims[i])
             return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "k %s and v %s must have the same dims", ks, vs);
-    for (int i = 0; i < r - 2; i++)
+    for (int i = 0; i < r - 3; i++)
         if (q->dims[i] != k->dims[i])
             return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                                  "q %s and k %s differ in dim %d: batch and head dims (all but the last two) must match",
-                                  qs, ks, i);
+                                  "q %s and k %s differ in dim %d: batch dims (all but the last three) must match", qs,
+                                  ks, i);
+    int64_t hq = q->dims[r - 3], hkv = k->dims[r - 3];
+    bool gqa = n->arg[A_GQA].set && n->arg[A_GQA].i[0];
+    if (hq != hkv && !gqa)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "q %s has %lld heads but k %s has %lld: heads must match unless enable_gqa=true "
+                              "(grouped-query attention)",
+                              qs, (long long)hq, ks, (long long)hkv);
+    if (hkv <= 0 || hq % hkv != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "grouped-query attention: q's %lld heads must be a multiple of k's and v's %lld heads "
+                              "(q %s, k %s)",
+                              (long long)hq, (long long)hkv, qs, ks);
     if (q->dims[r - 1] != k->dims[r - 1])
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "head dim D differs: q %s has %lld, k %s has %lld", qs,
                               (long long)q->dims[r - 1], ks, (long long)k->dims[r - 1]);
@@ -122,6 +138,9 @@ static void shape_of(const wgnn__node *n, sdpa_shape *sh) {
     for (int i = 0; i < r - 2; i++) sh->bh *= (uint64_t)q->dims[i];
     sh->s_q = (uint64_t)q->dims[r - 2];
     sh->s_kv = (uint64_t)n->in[1].dims[r - 2];
+    sh->group = n->in[1].dims[r - 3] > 0 ? (uint64_t)(q->dims[r - 3] / n->in[1].dims[r - 3]) : 1;
+    if (sh->group == 0) sh->group = 1;
+    sh->causal = n->arg[A_CAUSAL].set ? (int)n->arg[A_CAUSAL].i[0] : WGNN_SDPA_CAUSAL_NONE;
     sh->d = (uint64_t)q->dims[r - 1];
     sh->mask = n->n_in > 3;
     sh->f16 = q->dtype == WGNN_F16;
@@ -230,22 +249,24 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
 /* Heads (of B*H) per fused dispatch: all of them when every tensor fits one
  * storage binding, else the most whose slices of q, k, v, out and mask each
  * fit, rounded so every slice starts at a multiple of
- * minStorageBufferOffsetAlignment. 0 when one head alone does not fit. */
+ * minStorageBufferOffsetAlignment. 0 when one head alone does not fit.
+ * Counted in kv heads, each with its group of q heads, so that a chunk
+ * never splits a group. */
 static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
-    uint64_t es = sh->f16 ? 2u : 4u;
-    uint64_t per[3] = {sh->s_q * sh->d * es, sh->s_kv * sh->d * es, sh->mask ? sh->s_q * sh->s_kv * 4u : 0};
+    uint64_t es = sh->f16 ? 2u : 4u, g = sh->group, units = sh->bh / g;
+    uint64_t per[3] = {g * sh->s_q * sh->d * es, sh->s_kv * sh->d * es, sh->mask ? g * sh->s_q * sh->s_kv * 4u : 0};
     uint64_t lim = ctx->limits.maxStorageBufferBindingSize, align = ctx->limits.minStorageBufferOffsetAlignment;
     bool fits = true;
-    for (int i = 0; i < 3; i++) fits = fits && per[i] * sh->bh <= lim;
+    for (int i = 0; i < 3; i++) fits = fits && per[i] * units <= lim;
     if (fits) return sh->bh;
-    uint64_t chunk = sh->bh, step = 1;
+    uint64_t chunk = units, step = 1;
     for (int i = 0; i < 3; i++) {
         if (!per[i]) continue;
         if (lim / per[i] < chunk) chunk = lim / per[i];
         uint64_t st = align / gcd_u64(per[i], align);
         step = step / gcd_u64(step, st) * st;
     }
-    return chunk / step * step;
+    return chunk / step * step * g;
 }
 
 /* The whole fused plan, shared by wgnn_sdpa and wgnn_sdpa_scratch_bytes so
@@ -298,12 +319,13 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
                         "    return r;\n"
                       : "    return x;\n");
-    wgnn__const consts[6] = {{"TY", c.ty},           {"TX", c.tx},           {"HAS_MASK", sh->mask ? 1 : 0},
-                             {"SACC", c.sacc ? 1 : 0}, {"SPLIT", split ? 1 : 0}, {"USE_SG", c.use_sg ? 1 : 0}};
+    wgnn__const consts[7] = {{"TY", c.ty},           {"TX", c.tx},           {"HAS_MASK", sh->mask ? 1 : 0},
+                             {"SACC", c.sacc ? 1 : 0}, {"SPLIT", split ? 1 : 0}, {"USE_SG", c.use_sg ? 1 : 0},
+                             {"CAUSAL", sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1 : 0}};
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
     const wgnn__pipe *pipe, *reduce = NULL;
-    s = wgnn__pipeline(ctx, "sdpa_fused", prelude, consts, 6, &pipe);
+    s = wgnn__pipeline(ctx, "sdpa_fused", prelude, consts, 7, &pipe);
     if (s == WGNN_OK && split) {
         char rpre[512];
         snprintf(rpre, sizeof rpre, "%s%s", sh->f16 ? k_out4_f16 : k_out4_f32, WGNN__PARAMS_WGSL(REDUCE_PARAMS));
@@ -333,13 +355,23 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
         if (s == WGNN_OK && split)
             s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, maxd, "sdpa fused reduce", &rx, &ry);
         if (s != WGNN_OK) return s;
-        fused_params fp = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
-                           (float)(sh->scale * 1.4426950408889634), c.kv_chunk, (uint32_t)n};
+        int64_t off = sh->causal == WGNN_SDPA_CAUSAL_BOTTOM_RIGHT ? (int64_t)sh->s_kv - (int64_t)sh->s_q : 0;
+        if (off < INT32_MIN) off = INT32_MIN;
+        fused_params fp = {(uint32_t)n_groups,
+                           (uint32_t)n_qtiles,
+                           (uint32_t)sh->s_q,
+                           (uint32_t)sh->s_kv,
+                           (float)(sh->scale * 1.4426950408889634),
+                           c.kv_chunk,
+                           (uint32_t)n,
+                           (uint32_t)sh->group,
+                           (int32_t)off};
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
         wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
-        wgnn__plan_bind(d, k->buf, bh0 * per_kv, n * per_kv);
-        wgnn__plan_bind(d, v->buf, bh0 * per_kv, n * per_kv);
+        /* bh0 and n are multiples of the group (fused_chunk) */
+        wgnn__plan_bind(d, k->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
+        wgnn__plan_bind(d, v->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
         if (m) wgnn__plan_bind(d, m->buf, bh0 * per_m, n * per_m);
         else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
         if (split) {
@@ -401,6 +433,13 @@ static wgnn_status plan_three_pass(wgnn_context *ctx, const sdpa_shape *sh, cons
                                    wgnn_tensor *out, bool per_entry, wgnn__plan *p) {
     if (sh->f16)
         return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "sdpa: float16 tensors run only in the fused implementation");
+    if (sh->causal != WGNN_SDPA_CAUSAL_NONE)
+        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED,
+                         "sdpa: causal attention runs only in the fused implementation (impl=fused or auto)");
+    if (sh->group != 1)
+        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED,
+                         "sdpa: grouped-query attention (k and v with fewer heads than q) runs only in the fused "
+                         "implementation (impl=fused or auto)");
     wgnn_status s = three_pass_fits(ctx, sh);
     if (s != WGNN_OK) return s;
     uint64_t chunk_bh = 1, per_bh = 0;
@@ -458,7 +497,8 @@ static wgnn_status plan_three_pass(wgnn_context *ctx, const sdpa_shape *sh, cons
  * limits wins. */
 static wgnn_sdpa_impl route(wgnn_context *ctx, const sdpa_shape *sh, wgnn_sdpa_impl want) {
     if (want != WGNN_SDPA_AUTO) return want;
-    if (sh->f16) return WGNN_SDPA_FUSED;
+    /* only fused runs these; its plan names the limit if it cannot */
+    if (sh->f16 || sh->causal != WGNN_SDPA_CAUSAL_NONE || sh->group != 1) return WGNN_SDPA_FUSED;
     wgnn_sdpa_impl pref[3];
     int n = 0;
     fused_cfg c;
@@ -503,9 +543,10 @@ static wgnn_status plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tenso
 static wgnn_status ref(wgnn__node *n, const void *const *in, void *const *out) {
     sdpa_shape sh;
     shape_of(n, &sh);
-    uint64_t nq = sh.bh * sh.s_q * sh.d, nkv = sh.bh * sh.s_kv * sh.d;
+    uint64_t nq = sh.bh * sh.s_q * sh.d, nkv = sh.bh / sh.group * sh.s_kv * sh.d;
     if (!sh.f16) {
-        wgnn_ref_sdpa(in[0], in[1], in[2], sh.mask ? in[3] : NULL, sh.bh, sh.s_q, sh.s_kv, sh.d, sh.scale, out[0]);
+        wgnn_ref_sdpa_ex(in[0], in[1], in[2], sh.mask ? in[3] : NULL, sh.bh, sh.group, sh.s_q, sh.s_kv, sh.d, sh.scale,
+                         sh.causal, out[0]);
         return WGNN_OK;
     }
     float *q = malloc(nq * 4), *k = malloc(nkv * 4), *v = malloc(nkv * 4), *o = malloc(nq * 4);
@@ -514,7 +555,8 @@ static wgnn_status ref(wgnn__node *n, const void *const *in, void *const *out) {
         wgnn_f16_to_f32(in[0], q, nq);
         wgnn_f16_to_f32(in[1], k, nkv);
         wgnn_f16_to_f32(in[2], v, nkv);
-        wgnn_ref_sdpa(q, k, v, sh.mask ? in[3] : NULL, sh.bh, sh.s_q, sh.s_kv, sh.d, sh.scale, o);
+        wgnn_ref_sdpa_ex(q, k, v, sh.mask ? in[3] : NULL, sh.bh, sh.group, sh.s_q, sh.s_kv, sh.d, sh.scale, sh.causal,
+                         o);
         wgnn_f32_to_f16(o, out[0], nq);
     } else {
         s = wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -529,13 +571,19 @@ static wgnn_status ref(wgnn__node *n, const void *const *in, void *const *out) {
 static const wgnn_op_arg_info k_args[] = {
     {"scale", "float", "", "multiplies q.k^T; default 1/sqrt(D)"},
     {"impl", "auto|three-pass|fused|channel", "auto", "implementation; auto routes by shape and device limits"},
+    {"causal", "none|top_left|bottom_right", "none",
+     "top_left: query i sees keys j <= i (PyTorch's is_causal); bottom_right: j <= i + S_kv - S_q (KV cache); "
+     "fused only"},
+    {"enable_gqa", "bool", "false", "true: k and v may have H_kv heads, H % H_kv == 0, q head h reading kv head "
+                                    "h / (H / H_kv) (grouped-query attention); fused only"},
 };
 
 const wgnn__op wgnn__op_sdpa = {
-    {"sdpa", "scaled dot-product attention, non-causal: softmax(q.k^T*scale + mask).v", "q, k, v, [mask]",
-     "q [..., H, S_q, D], k and v [..., H, S_kv, D], mask [..., H, S_q, S_kv] (float32) -> q's shape; D % 4 == 0; "
+    {"sdpa", "scaled dot-product attention: softmax(q.k^T*scale + mask, causal).v", "q, k, v, [mask]",
+     "q [..., H, S_q, D], k and v [..., H_kv, S_kv, D] (H_kv == H, or H % H_kv == 0 with enable_gqa), "
+     "mask [..., H, S_q, S_kv] (float32) -> q's shape; D % 4 == 0; "
      "float32, or float16 q/k/v/out (fused implementation, f32 arithmetic)",
-     3, 4, 2, k_args},
+     3, 4, 4, k_args},
     check,
     plan,
     ref,
@@ -544,13 +592,17 @@ const wgnn__op wgnn__op_sdpa = {
 /* ---- the typed C entry points ------------------------------------------------ */
 
 static wgnn_status sdpa_node(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
-                             const wgnn_sdpa_options *o, char args[2][64], const char **argv, int *argc) {
+                             const wgnn_sdpa_options *o, char args[4][64], const char **argv, int *argc) {
     *argc = 0;
     if (!q || !k || !v)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: %s must not be NULL", !q ? "q" : !k ? "k" : "v");
     if (!o) return WGNN_OK;
     static const char *const impls[4] = {"auto", "three-pass", "fused", "channel"};
+    static const char *const causals[3] = {"none", "top_left", "bottom_right"};
     if ((unsigned)o->impl > 3u) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: unknown impl %d", (int)o->impl);
+    if ((unsigned)o->causal > 2u)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: unknown causal %d (0 none, 1 top_left, 2 bottom_right)",
+                         o->causal);
     if (o->has_scale) {
         if (!isfinite(o->scale))
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "sdpa: scale %g is not finite", (double)o->scale);
@@ -561,14 +613,20 @@ static wgnn_status sdpa_node(wgnn_context *ctx, const wgnn_tensor *q, const wgnn
     snprintf(args[*argc], 64, "impl=%s", impls[o->impl]);
     argv[*argc] = args[*argc];
     (*argc)++;
+    snprintf(args[*argc], 64, "causal=%s", causals[o->causal]);
+    argv[*argc] = args[*argc];
+    (*argc)++;
+    snprintf(args[*argc], 64, "enable_gqa=%s", o->enable_gqa ? "true" : "false");
+    argv[*argc] = args[*argc];
+    (*argc)++;
     return WGNN_OK;
 }
 
 wgnn_status wgnn_sdpa(wgnn_context *ctx, const wgnn_tensor *q, const wgnn_tensor *k, const wgnn_tensor *v,
                       const wgnn_sdpa_options *opts, wgnn_tensor *out) {
     if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
-    char args[2][64];
-    const char *argv[2];
+    char args[4][64];
+    const char *argv[4];
     int argc = 0;
     wgnn_status s = wgnn__enter(ctx);
     if (s != WGNN_OK) return s;
@@ -584,8 +642,8 @@ wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, con
                                     wgnn_sdpa_impl *routed) {
     wgnn_status s = wgnn__enter(ctx);
     if (s != WGNN_OK) return s;
-    char args[2][64];
-    const char *argv[2];
+    char args[4][64];
+    const char *argv[4];
     int argc = 0;
     s = wgnn__check_health(ctx);
     if (s == WGNN_OK && !bytes)
@@ -615,6 +673,10 @@ wgnn_status wgnn_sdpa_scratch_bytes(wgnn_context *ctx, const wgnn_tensor *q, con
     memcpy(n.in, din, sizeof din);
     n.arg[A_IMPL].set = true;
     n.arg[A_IMPL].i[0] = opts ? opts->impl : WGNN_SDPA_AUTO;
+    n.arg[A_CAUSAL].set = true;
+    n.arg[A_CAUSAL].i[0] = opts ? opts->causal : WGNN_SDPA_CAUSAL_NONE;
+    n.arg[A_GQA].set = true;
+    n.arg[A_GQA].i[0] = opts && opts->enable_gqa;
     if (opts && opts->has_scale) {
         n.arg[A_SCALE].set = true;
         n.arg[A_SCALE].f = opts->scale;
