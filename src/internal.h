@@ -273,6 +273,18 @@ uint64_t wgnn__plan_scratch_bytes(const wgnn__plan *p);
  * after recording. Flushes when the recorded work passes a bound. */
 wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p);
 
+/* The bind group of one dispatch: binding 0 the params block at uni_offset
+ * of uni (when params_size > 0), then the dispatch's bindings. Scratch
+ * bindings resolve to scratch[index - 1]; one bound whole gets the size
+ * the plan asked (scratch_size[index - 1], rounded up to 4), not the
+ * buffer's, which may be larger. A whole-buffer binding of another buffer
+ * gets whole_size(user, buffer, offset) bytes when that callback is given
+ * and returns non-zero (the graph binds a value, not its pooled buffer).
+ * NULL when Dawn refuses it (the error goes to the open error scope). */
+WGPUBindGroup wgnn__bind_group(wgnn_context *ctx, const wgnn__dispatch *d, WGPUBuffer uni, uint64_t uni_offset,
+                               const WGPUBuffer *scratch, const uint64_t *scratch_size,
+                               uint64_t (*whole_size)(void *user, WGPUBuffer buf, uint64_t offset), void *user);
+
 /* Submits pending work; wait != 0 also waits for completion. */
 wgnn_status wgnn__flush(wgnn_context *ctx, bool wait);
 /* Submits pending work plus a copy of size bytes of src, waits, and copies

@@ -143,6 +143,45 @@ static WGPUComputePassEncoder pass_begin(wgnn_context *ctx) {
     return wgpuCommandEncoderBeginComputePass(ctx->enc, &d);
 }
 
+WGPUBindGroup wgnn__bind_group(wgnn_context *ctx, const wgnn__dispatch *d, WGPUBuffer uni, uint64_t uni_offset,
+                               const WGPUBuffer *scratch, const uint64_t *scratch_size,
+                               uint64_t (*whole_size)(void *user, WGPUBuffer buf, uint64_t offset), void *user) {
+    WGPUBindGroupEntry e[WGNN__MAX_BIND + 1];
+    uint32_t n = 0;
+    if (d->params_size) {
+        WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
+        x.binding = 0;
+        x.buffer = uni;
+        x.offset = uni_offset;
+        x.size = (d->params_size + 15u) & ~15u;
+        e[n++] = x;
+    }
+    for (uint32_t j = 0; j < d->n_b; j++) {
+        const wgnn__binding *b = &d->b[j];
+        WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
+        x.binding = n;
+        x.offset = b->offset;
+        x.size = b->size ? b->size : WGPU_WHOLE_SIZE;
+        if (b->scratch) {
+            x.buffer = scratch[b->scratch - 1];
+            uint64_t want = scratch_size[b->scratch - 1] ? (scratch_size[b->scratch - 1] + 3u) & ~(uint64_t)3u : 4u;
+            if (!b->size && b->offset < want) x.size = want - b->offset;
+        } else {
+            x.buffer = b->buf;
+            if (!b->size && whole_size) {
+                uint64_t c = whole_size(user, b->buf, b->offset);
+                if (c) x.size = c;
+            }
+        }
+        e[n++] = x;
+    }
+    WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+    bgd.layout = d->pipe->layout;
+    bgd.entryCount = n;
+    bgd.entries = e;
+    return wgpuDeviceCreateBindGroup(ctx->device, &bgd);
+}
+
 wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p) {
     wgnn_status s = wgnn__check_health(ctx);
     if (s != WGNN_OK || p->n == 0) return s;
@@ -180,32 +219,8 @@ wgnn_status wgnn__plan_encode(wgnn_context *ctx, const wgnn__plan *p) {
     if (s == WGNN_OK && !pass) s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: could not begin a compute pass", label);
     for (uint32_t i = 0; s == WGNN_OK && i < p->n; i++) {
         const wgnn__dispatch *d = &p->d[i];
-        WGPUBindGroupEntry e[WGNN__MAX_BIND + 1];
-        uint32_t n = 0;
-        if (d->params_size) {
-            WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
-            x.binding = 0;
-            x.buffer = ctx->uni;
-            x.offset = wgnn__uniform_push(ctx, d->params, d->params_size);
-            x.size = (d->params_size + 15u) & ~15u;
-            e[n++] = x;
-        }
-        for (uint32_t j = 0; j < d->n_b; j++) {
-            WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
-            x.binding = n;
-            x.buffer = d->b[j].scratch ? scratch[d->b[j].scratch - 1] : d->b[j].buf;
-            x.offset = d->b[j].offset;
-            x.size = d->b[j].size ? d->b[j].size : WGPU_WHOLE_SIZE;
-            /* a kept scratch buffer may be larger than asked: bind what was asked */
-            if (d->b[j].scratch && !d->b[j].size && x.offset < scratch_size[d->b[j].scratch - 1])
-                x.size = scratch_size[d->b[j].scratch - 1] - x.offset;
-            e[n++] = x;
-        }
-        WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-        bgd.layout = d->pipe->layout;
-        bgd.entryCount = n;
-        bgd.entries = e;
-        WGPUBindGroup bg = wgpuDeviceCreateBindGroup(ctx->device, &bgd);
+        uint64_t uoff = d->params_size ? wgnn__uniform_push(ctx, d->params, d->params_size) : 0;
+        WGPUBindGroup bg = wgnn__bind_group(ctx, d, ctx->uni, uoff, scratch, p->scratch, NULL, NULL);
         if (!bg) {
             s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: could not create a bind group", label);
             break;

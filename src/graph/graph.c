@@ -493,12 +493,20 @@ static void plan_pool(wgnn_graph *g) {
         }
 }
 
-/* The size a binding of buf at offset may span: the tensor's bytes when buf
- * is one of the node's tensors (a pooled buffer may be larger than the value,
- * and kernels take lengths from arrayLength). 0: the rest of the buffer. */
-static uint64_t clamp_size(const wgnn_tensor *const *t, int n, WGPUBuffer buf, uint64_t offset) {
-    for (int i = 0; i < n; i++)
-        if (t[i] && t[i]->buf == buf) return offset < t[i]->buf_size ? t[i]->buf_size - offset : 0;
+/* A node's tensors, for clamp_size. */
+typedef struct tensor_list {
+    const wgnn_tensor *t[WGNN__MAX_IN + WGNN__MAX_OUT];
+    int n;
+} tensor_list;
+
+/* The size a whole-buffer binding of buf at offset may span (a
+ * wgnn__bind_group callback): the tensor's bytes when buf is one of the
+ * node's tensors (a pooled buffer may be larger than the value, and kernels
+ * take lengths from arrayLength). 0: the rest of the buffer. */
+static uint64_t clamp_size(void *user, WGPUBuffer buf, uint64_t offset) {
+    const tensor_list *l = user;
+    for (int i = 0; i < l->n; i++)
+        if (l->t[i] && l->t[i]->buf == buf) return offset < l->t[i]->buf_size ? l->t[i]->buf_size - offset : 0;
     return 0;
 }
 
@@ -508,52 +516,17 @@ static wgnn_status build_bind_groups(wgnn_graph *g, wgnn__plan *plans, uint32_t 
     uint64_t uoff = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         gnode *nd = &g->nodes[i];
-        const wgnn_tensor *t[WGNN__MAX_IN + WGNN__MAX_OUT];
-        int nt = 0;
-        for (int k = 0; k < nd->n.n_in; k++) t[nt++] = g->v[nd->in[k]].t;
-        for (int k = 0; k < nd->n.n_out; k++) t[nt++] = g->v[nd->out[k]].t;
+        tensor_list tl = {.n = 0};
+        for (int k = 0; k < nd->n.n_in; k++) tl.t[tl.n++] = g->v[nd->in[k]].t;
+        for (int k = 0; k < nd->n.n_out; k++) tl.t[tl.n++] = g->v[nd->out[k]].t;
         const wgnn__plan *p = &plans[i];
         wgnn_status s = WGNN_OK;
         wgnn__scope_push(ctx); /* one round trip per node, as eager ops do */
         for (uint32_t j = 0; j < p->n; j++, di++) {
             const wgnn__dispatch *d = &p->d[j];
-            WGPUBindGroupEntry e[WGNN__MAX_BIND + 1];
-            uint32_t n = 0;
-            if (d->params_size) {
-                WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
-                x.binding = 0;
-                x.buffer = g->uni;
-                x.offset = uoff;
-                x.size = (d->params_size + 15u) & ~15u;
-                uoff += (x.size + ua - 1) / ua * ua;
-                e[n++] = x;
-            }
-            for (uint32_t b = 0; b < d->n_b; b++) {
-                const wgnn__binding *bd = &d->b[b];
-                WGPUBindGroupEntry x = WGPU_BIND_GROUP_ENTRY_INIT;
-                x.binding = n;
-                x.offset = bd->offset;
-                x.size = bd->size ? bd->size : WGPU_WHOLE_SIZE;
-                if (bd->scratch) {
-                    x.buffer = g->scratch[bd->scratch - 1];
-                    if (!bd->size && bd->offset < p->scratch[bd->scratch - 1]) {
-                        uint64_t want = (p->scratch[bd->scratch - 1] + 3u) & ~(uint64_t)3u;
-                        x.size = want - bd->offset;
-                    }
-                } else {
-                    x.buffer = bd->buf;
-                    if (!bd->size) {
-                        uint64_t c = clamp_size(t, nt, bd->buf, bd->offset);
-                        if (c) x.size = c;
-                    }
-                }
-                e[n++] = x;
-            }
-            WGPUBindGroupDescriptor bgd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-            bgd.layout = d->pipe->layout;
-            bgd.entryCount = n;
-            bgd.entries = e;
-            WGPUBindGroup bg = wgpuDeviceCreateBindGroup(ctx->device, &bgd);
+            WGPUBindGroup bg = wgnn__bind_group(ctx, d, g->uni, uoff, g->scratch, p->scratch, clamp_size, &tl);
+            uint64_t psize = (d->params_size + 15u) & ~15u; /* the params slots written at build */
+            if (d->params_size) uoff += (psize + ua - 1) / ua * ua;
             if (!bg) s = wgnn__err(ctx, WGNN_ERR_GPU, "could not create a bind group for dispatch %u", j);
             g->disp[di].pipe = d->pipe->pipe;
             g->disp[di].bg = bg; /* released by destroy, also after a failure */
