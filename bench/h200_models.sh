@@ -5,12 +5,7 @@
 # the build carried:  bash bench/h200_models.sh [BATCHES]
 set -u
 cd "$(dirname "$0")/.."
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-export LD_LIBRARY_PATH=$PWD/deps/dawn/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. bench/h200_env.sh
 batches=${1:-1,8,32}
 work=/tmp/wgnn-models
 mkdir -p "$work"

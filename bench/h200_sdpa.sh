@@ -6,12 +6,7 @@
 # Prints a markdown table; raw JSON lines go to $OUT (or /tmp/wgnn-bench).
 set -u
 cd "$(dirname "$0")/.."
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-export LD_LIBRARY_PATH=$PWD/deps/dawn/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. bench/h200_env.sh
 out=${OUT:-/tmp/wgnn-bench}
 mkdir -p "$out"
 W=./build/wgnn
