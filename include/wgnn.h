@@ -361,6 +361,15 @@ wgnn_status wgnn_graph_constant(wgnn_graph *g, wgnn_tensor *t, int take, wgnn_va
  * the op's output count and out[0..*n_out) its values (out_cap >= that). */
 wgnn_status wgnn_graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in,
                           const char *const *args, int n_args, wgnn_value *out, int out_cap, int *n_out);
+/* Appends op like wgnn_graph_op, but its one output is written into dst,
+ * an input or a constant of exactly the output's dtype and shape, instead
+ * of a new value: state that outlives a run, such as a KV cache. Nodes
+ * after this one that read dst see the new data, nodes before it the old.
+ * No other input of the node may be dst (or a view of it), except input 0
+ * itself for a row that works in place (index_copy): that node then writes
+ * only the rows it changes. */
+wgnn_status wgnn_graph_op_into(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in,
+                               const char *const *args, int n_args, wgnn_value dst);
 /* The same data as v with another shape of the same element count (one
  * dim may be -1: inferred). No copy, no dispatch. */
 wgnn_status wgnn_graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out);

@@ -6,6 +6,7 @@
  *   - liveness: a chain of same-size elementwise ops shares few buffers;
  *   - an im2col conv2d (scratch) and a three-pass sdpa (scratch);
  *   - profiles;
+ *   - state: index_copy in place into a constant (wgnn_graph_op_into), a KV cache;
  *   - the error cases, and an embedding index out of range found on the GPU. */
 #include "testutil.h"
 
@@ -426,9 +427,116 @@ static void test_long(wgnn_context *ctx) {
     wgnn_graph_destroy(g);
 }
 
-/* ---- (6) errors ------------------------------------------------------------------------ */
-
 static int has(const char *msg, const char *part) { return strstr(msg, part) != NULL; }
+
+/* ---- (6) state: op_into and index_copy in place (a KV cache) ------------------------------ */
+
+static void test_state(wgnn_context *ctx) {
+    /* cache [1, 2, 6, 4] as a constant; each run writes two rows (positions
+     * from an input) in place and reads the whole cache after the write. */
+    int64_t cd[4] = {1, 2, 6, 4}, sd[4] = {1, 2, 2, 4}, pd[1] = {2};
+    float host_cache[48], want[48], got[48], src[16];
+    for (int i = 0; i < 48; i++) host_cache[i] = want[i] = (float)(100 + i);
+    wgnn_tensor *cache = NULL;
+    wgnn_tensor_create(ctx, WGNN_F32, 4, cd, &cache);
+    wgnn_tensor_upload(ctx, cache, host_cache, sizeof host_cache);
+    wgnn_graph *g = NULL;
+    wgnn_graph_create(ctx, &g);
+    wgnn_value c, pos, x, y;
+    wgnn_graph_constant(g, cache, 0, &c);
+    wgnn_graph_input(g, "pos", WGNN_I32, 1, pd, &pos);
+    wgnn_graph_input(g, "x", WGNN_F32, 4, sd, &x);
+    const char *dim2[1] = {"dim=2"};
+    wgnn_value before = gop(g, ctx, "relu", &c, 1, NULL, 0); /* reads the old contents */
+    wgnn_status s = wgnn_graph_op_into(g, "index_copy", (wgnn_value[]){c, pos, x}, 3, dim2, 1, c);
+    CHECK(s == WGNN_OK, "op_into index_copy: %s", wgnn_context_error(ctx));
+    y = gop(g, ctx, "relu", &c, 1, NULL, 0); /* reads the new contents */
+    wgnn_graph_output(g, before);
+    wgnn_graph_output(g, y);
+    s = wgnn_graph_build(g);
+    CHECK(s == WGNN_OK, "state build: %s", wgnn_context_error(ctx));
+    for (int run = 0; s == WGNN_OK && run < 3; run++) {
+        int32_t p[2] = {run * 2, run * 2 + 1};
+        if (run == 2) p[0] = 5, p[1] = 0; /* out of order */
+        float old[48];
+        memcpy(old, want, sizeof old);
+        for (int i = 0; i < 16; i++) src[i] = (float)(run * 16 + i + 1);
+        for (int h = 0; h < 2; h++)
+            for (int j = 0; j < 2; j++)
+                for (int e = 0; e < 4; e++) want[(h * 6 + p[j]) * 4 + e] = src[(h * 2 + j) * 4 + e];
+        wgnn_graph_set_input(g, pos, p, sizeof p);
+        wgnn_graph_set_input(g, x, src, sizeof src);
+        s = wgnn_graph_run(g, 0);
+        CHECK(s == WGNN_OK, "state run %d: %s", run, wgnn_context_error(ctx));
+        if (s != WGNN_OK) break;
+        wgnn_graph_read_output(g, before, got, sizeof got);
+        CHECK(memcmp(got, old, sizeof got) == 0, "state run %d: the node before the write saw new data", run);
+        wgnn_graph_read_output(g, y, got, sizeof got);
+        CHECK(memcmp(got, want, sizeof got) == 0, "state run %d: cache after the write differs", run);
+    }
+    wgnn_tensor_download(ctx, cache, got, sizeof got);
+    CHECK(memcmp(got, want, sizeof got) == 0, "state: the constant's own data differs");
+
+    /* an index out of range: nothing written, the run reports it */
+    int32_t bad[2] = {1, 6};
+    wgnn_graph_set_input(g, pos, bad, sizeof bad);
+    s = wgnn_graph_run(g, 0);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "out of range"),
+          "state: index 6 of 6 gave %d (%s)", (int)s, wgnn_context_error(ctx));
+    wgnn_graph_destroy(g);
+
+    /* refused nodes */
+    wgnn_graph_create(ctx, &g);
+    wgnn_graph_constant(g, cache, 0, &c);
+    wgnn_graph_input(g, "pos", WGNN_I32, 1, pd, &pos);
+    wgnn_graph_input(g, "x", WGNN_F32, 4, sd, &x);
+    wgnn_value r = gop(g, ctx, "relu", &c, 1, NULL, 0);
+    s = wgnn_graph_op_into(g, "relu", &c, 1, NULL, 0, r);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "must be an input or a constant"),
+          "op_into an op output: %s", wgnn_context_error(ctx));
+    s = wgnn_graph_op_into(g, "relu", &x, 1, NULL, 0, c);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "but dst is float32 [1,2,6,4]"),
+          "op_into a mis-shaped dst: %s", wgnn_context_error(ctx));
+    s = wgnn_graph_op_into(g, "relu", &c, 1, NULL, 0, c);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "does not work in place"),
+          "op_into relu in place: %s", wgnn_context_error(ctx));
+    wgnn_value cv;
+    wgnn_graph_view(g, c, 2, (int64_t[]){12, 4}, &cv);
+    int64_t xd2[2] = {12, 4};
+    wgnn_value x2;
+    wgnn_graph_input(g, "x2", WGNN_F32, 2, xd2, &x2);
+    s = wgnn_graph_op_into(g, "add", (wgnn_value[]){x2, cv}, 2, NULL, 0, x2);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "input 0 reads dst"),
+          "op_into add reading dst: %s", wgnn_context_error(ctx));
+    s = wgnn_graph_op_into(g, "index_copy", (wgnn_value[]){c, pos, x}, 3, dim2, 1, -1);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT, "op_into dst -1");
+    wgnn_graph_destroy(g);
+
+    /* eager: index_copy in place; other ops refuse an output that is an input */
+    wgnn_tensor *ti = NULL, *tx = NULL;
+    wgnn_tensor_create(ctx, WGNN_I32, 1, pd, &ti);
+    wgnn_tensor_create(ctx, WGNN_F32, 4, sd, &tx);
+    int32_t p2[2] = {3, 1};
+    wgnn_tensor_upload(ctx, ti, p2, sizeof p2);
+    for (int i = 0; i < 16; i++) src[i] = (float)(-1 - i);
+    wgnn_tensor_upload(ctx, tx, src, sizeof src);
+    for (int h = 0; h < 2; h++)
+        for (int j = 0; j < 2; j++)
+            for (int e = 0; e < 4; e++) want[(h * 6 + p2[j]) * 4 + e] = src[(h * 2 + j) * 4 + e];
+    const wgnn_tensor *ein[3] = {cache, ti, tx};
+    s = wgnn_op(ctx, "index_copy", ein, 3, dim2, 1, &cache, 1);
+    CHECK(s == WGNN_OK, "eager index_copy in place: %s", wgnn_context_error(ctx));
+    wgnn_tensor_download(ctx, cache, got, sizeof got);
+    CHECK(memcmp(got, want, sizeof got) == 0, "eager index_copy in place: data differs");
+    s = wgnn_op(ctx, "relu", ein, 1, NULL, 0, &cache, 1);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "output 0 is also input 0"),
+          "eager relu in place: %s", wgnn_context_error(ctx));
+    wgnn_tensor_destroy(ti);
+    wgnn_tensor_destroy(tx);
+    wgnn_tensor_destroy(cache);
+}
+
+/* ---- (7) errors ------------------------------------------------------------------------ */
 
 static void test_errors(wgnn_context *ctx) {
     int64_t d[2] = {5, 12}, d2[2] = {7, 3}, bad[2] = {7, 7};
@@ -554,6 +662,7 @@ int main(void) {
     test_pool_sizes(ctx);
     test_conv_sdpa(ctx);
     test_long(ctx);
+    test_state(ctx);
     test_errors(ctx);
     wgnn_context_destroy(ctx);
     return tu_finish();

@@ -260,8 +260,10 @@ static void free_node_strings(gnode *nd) {
     nd->label = NULL;
 }
 
+/* dst < 0: the node's outputs are new values; else its one output is
+ * written into dst (wgnn_graph_op_into). */
 static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in, const char *const *args,
-                            int n_args, wgnn_value *out, int out_cap, int *n_out) {
+                            int n_args, wgnn_value *out, int out_cap, int *n_out, wgnn_value dst) {
     wgnn_context *ctx = g->ctx;
     wgnn_status s = check_open(g, "graph_op");
     if (s != WGNN_OK) return s;
@@ -283,10 +285,41 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
     gnode nd;
     memset(&nd, 0, sizeof nd);
     char err[WGNN__ERR_LEN];
-    s = wgnn__op_prepare(op, din, n_in, args, n_args, &nd.n, NULL, err, sizeof err);
+    const wgnn__op *row = NULL;
+    s = wgnn__op_prepare(op, din, n_in, args, n_args, &nd.n, &row, err, sizeof err);
     if (s != WGNN_OK) return wgnn__err(ctx, s, "graph node %d: %s", idx, err);
     nd.n.err = NULL;
     nd.n.err_len = 0;
+    if (dst >= 0) {
+        if (dst >= g->n_v)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): dst is value %d, not a value of this graph (0..%d)",
+                             idx, name, (int)dst, g->n_v - 1);
+        const gvalue *dv = &g->v[dst];
+        if (dv->kind != V_CONST && dv->kind != V_INPUT)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                             "graph node %d (%s): dst (value %d) must be an input or a constant: only those keep "
+                             "their data between runs",
+                             idx, name, (int)dst);
+        if (nd.n.n_out != 1)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): the op has %d outputs; op_into takes one",
+                             idx, name, nd.n.n_out);
+        const wgnn_desc *o = &nd.n.out[0];
+        bool same = o->dtype == dv->desc.dtype && o->rank == dv->desc.rank;
+        for (int i = 0; same && i < o->rank; i++) same = o->dims[i] == dv->desc.dims[i];
+        if (!same) {
+            char os[160], ds[160];
+            wgnn__dims_str(o, os, sizeof os);
+            wgnn__dims_str(&dv->desc, ds, sizeof ds);
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): the output is %s %s but dst is %s %s",
+                             idx, name, wgnn_dtype_name(o->dtype), os, wgnn_dtype_name(dv->desc.dtype), ds);
+        }
+        for (int i = 0; i < n_in; i++) {
+            if (root_of(g, in[i]) != dst || (i == 0 && in[i] == dst && row->inplace)) continue;
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                             "graph node %d (%s): input %d reads dst (value %d), which the node writes%s", idx, name,
+                             i, (int)dst, row->inplace ? " (only input 0, itself, may be dst)" : "; this op does not work in place");
+        }
+    }
     if (n_out) *n_out = nd.n.n_out;
     if (nd.n.n_out > out_cap || (nd.n.n_out > 0 && !out))
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): the op has %d outputs; out_cap is %d",
@@ -309,7 +342,8 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
     }
     for (int i = 0; i < n_in; i++) nd.in[i] = in[i];
     int first = g->n_v;
-    for (int i = 0; i < nd.n.n_out; i++) {
+    if (dst >= 0) nd.out[0] = dst;
+    for (int i = 0; dst < 0 && i < nd.n.n_out; i++) {
         int id;
         s = add_value(g, V_OP, &nd.n.out[i], nd.n.op->info.name, &id);
         if (s != WGNN_OK) {
@@ -321,7 +355,7 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
         nd.out[i] = id;
     }
     g->nodes[g->n_nodes++] = nd;
-    for (int i = 0; i < nd.n.n_out; i++) out[i] = nd.out[i];
+    for (int i = 0; out && i < nd.n.n_out; i++) out[i] = nd.out[i];
     return WGNN_OK;
 }
 
@@ -330,7 +364,20 @@ wgnn_status wgnn_graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, i
     if (!g) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = wgnn__enter(g->ctx);
     if (s != WGNN_OK) return s;
-    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out));
+    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out, -1));
+}
+
+wgnn_status wgnn_graph_op_into(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in, const char *const *args,
+                               int n_args, wgnn_value dst) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    wgnn_value dummy;
+    if (s == WGNN_OK && dst < 0)
+        s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_op_into: dst is value %d, not a value of this graph",
+                      (int)dst);
+    if (s == WGNN_OK) s = graph_op(g, op, in, n_in, args, n_args, &dummy, 1, NULL, dst);
+    return wgnn__leave(g->ctx, s);
 }
 
 static wgnn_status graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out) {
@@ -471,7 +518,7 @@ static void plan_pool(wgnn_graph *g) {
     for (int n = 0; n < g->n_nodes; n++)
         for (int k = 0; k < g->nodes[n].n.n_out; k++) {
             gvalue *v = &g->v[g->nodes[n].out[k]];
-            if (v->own) continue;
+            if (v->kind != V_OP || v->own) continue; /* op_into: an input's or constant's buffer */
             uint64_t need = (v->nbytes + 3u) & ~(uint64_t)3u;
             int best = -1, largest = -1;
             for (int b = 0; b < g->n_pool; b++) {

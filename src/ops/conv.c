@@ -495,4 +495,5 @@ const wgnn__op wgnn__op_conv2d = {
     conv2d_check,
     conv2d_plan,
     wgnn__ref_conv2d,
+    false,
 };

@@ -447,12 +447,14 @@ const wgnn__op wgnn__op_relu = {
     check_unary,
     plan_relu,
     wgnn__ref_relu,
+    false,
 };
 const wgnn__op wgnn__op_sigmoid = {
     {"sigmoid", "1 / (1 + exp(-self))", "self", UNARY_SHAPES, 1, 1, 0, NULL},
     check_unary,
     plan_sigmoid,
     wgnn__ref_sigmoid,
+    false,
 };
 
 const wgnn__op wgnn__op_tanh = {
@@ -460,6 +462,7 @@ const wgnn__op wgnn__op_tanh = {
     check_unary,
     plan_tanh,
     wgnn__ref_tanh,
+    false,
 };
 
 const wgnn__op wgnn__op_silu = {
@@ -467,42 +470,49 @@ const wgnn__op wgnn__op_silu = {
     check_unary,
     plan_silu,
     wgnn__ref_silu,
+    false,
 };
 const wgnn__op wgnn__op_gelu = {
     {"gelu", "self * Phi(self) (Gaussian error linear unit)", "self", UNARY_SHAPES, 1, 1, 1, k_gelu_args},
     check_unary,
     plan_gelu,
     wgnn__ref_gelu,
+    false,
 };
 const wgnn__op wgnn__op_leaky_relu = {
     {"leaky_relu", "self where self > 0, else self * negative_slope", "self", UNARY_SHAPES, 1, 1, 1, k_leaky_args},
     check_unary,
     plan_leaky_relu,
     wgnn__ref_leaky_relu,
+    false,
 };
 const wgnn__op wgnn__op_add = {
     {"add", "self + alpha * other", "self, other", BINARY_SHAPES, 2, 2, 1, k_alpha_args},
     check_binary,
     plan_add,
     wgnn__ref_add,
+    false,
 };
 const wgnn__op wgnn__op_sub = {
     {"sub", "self - alpha * other", "self, other", BINARY_SHAPES, 2, 2, 1, k_alpha_args},
     check_binary,
     plan_sub,
     wgnn__ref_sub,
+    false,
 };
 const wgnn__op wgnn__op_mul = {
     {"mul", "self * other", "self, other", BINARY_SHAPES, 2, 2, 0, NULL},
     check_binary,
     plan_mul,
     wgnn__ref_mul,
+    false,
 };
 const wgnn__op wgnn__op_div = {
     {"div", "self / other (true division)", "self, other", BINARY_SHAPES, 2, 2, 0, NULL},
     check_binary,
     plan_div,
     wgnn__ref_div,
+    false,
 };
 const wgnn__op wgnn__op_to_copy = {
     {"to_copy", "self converted to dtype (aten::_to_copy)", "self",
@@ -510,4 +520,5 @@ const wgnn__op wgnn__op_to_copy = {
     check_to_copy,
     plan_to_copy,
     wgnn__ref_to_copy,
+    false,
 };

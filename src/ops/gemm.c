@@ -640,6 +640,7 @@ const wgnn__op wgnn__op_mm = {
     mm_check,
     mm_plan,
     wgnn__ref_mm,
+    false,
 };
 
 const wgnn__op wgnn__op_bmm = {
@@ -648,6 +649,7 @@ const wgnn__op wgnn__op_bmm = {
     bmm_check,
     bmm_plan,
     wgnn__ref_bmm,
+    false,
 };
 
 const wgnn__op wgnn__op_matmul = {
@@ -658,6 +660,7 @@ const wgnn__op wgnn__op_matmul = {
     matmul_check,
     matmul_plan,
     wgnn__ref_matmul,
+    false,
 };
 
 const wgnn__op wgnn__op_linear = {
@@ -668,6 +671,7 @@ const wgnn__op wgnn__op_linear = {
     linear_check,
     linear_plan,
     wgnn__ref_linear,
+    false,
 };
 
 static const wgnn_op_arg_info k_addmm_args[] = {
@@ -681,4 +685,5 @@ const wgnn__op wgnn__op_addmm = {
     addmm_check,
     addmm_plan,
     wgnn__ref_addmm,
+    false,
 };

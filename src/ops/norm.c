@@ -429,6 +429,7 @@ const wgnn__op wgnn__op_softmax = {
     softmax_check,
     softmax_plan,
     wgnn__ref_softmax,
+    false,
 };
 
 static const wgnn_op_arg_info k_layer_norm_args[] = {
@@ -444,6 +445,7 @@ const wgnn__op wgnn__op_layer_norm = {
     layer_norm_check,
     layer_norm_plan,
     wgnn__ref_layer_norm,
+    false,
 };
 
 static const wgnn_op_arg_info k_batch_norm_args[] = {
@@ -460,4 +462,5 @@ const wgnn__op wgnn__op_batch_norm = {
     batch_norm_check,
     batch_norm_plan,
     wgnn__ref_batch_norm,
+    false,
 };

@@ -56,6 +56,10 @@ typedef struct wgnn__op {
                         wgnn_tensor *const *out, wgnn__plan *p);
     /* CPU reference with double accumulation; in/out laid out as n->in/out. */
     wgnn_status (*ref)(wgnn__node *n, const void *const *in, void *const *out);
+    /* true: input 0 may also be output 0 (in place, aten's trailing-underscore
+     * form); the plan then sees one tensor twice and writes only what
+     * changes. Other rows refuse an output that is also an input. */
+    bool inplace;
 } wgnn__op;
 
 /* wgnn_op without the thread guard (for typed entry points that hold it). */

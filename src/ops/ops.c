@@ -320,10 +320,13 @@ wgnn_status wgnn__op_run(wgnn_context *ctx, const char *op, const wgnn_tensor *c
         if (out[i]->ctx != ctx)
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: output %d belongs to another context", op ? op : "op",
                              i);
-        for (int j = 0; j < n_in; j++)
-            if (out[i] == in[j])
+        const wgnn__op *row = op ? find(op) : NULL;
+        for (int j = 0; j < n_in; j++) {
+            if (i == 0 && j == 0 && row && row->inplace) continue; /* in place: the row allows it */
+            if (out[i] == in[j] || (out[i]->buf == in[j]->buf))
                 return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: output %d is also input %d; use another tensor",
                                  op ? op : "op", i, j);
+        }
         for (int j = 0; j < i; j++)
             if (out[i] == out[j])
                 return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: outputs %d and %d are one tensor", op ? op : "op",

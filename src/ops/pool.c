@@ -185,6 +185,7 @@ const wgnn__op wgnn__op_max_pool2d = {
     max_pool2d_check,
     max_pool2d_plan,
     wgnn__ref_max_pool2d,
+    false,
 };
 
 static const wgnn_op_arg_info k_upsample_nearest2d_args[] = {
@@ -198,6 +199,7 @@ const wgnn__op wgnn__op_upsample_nearest2d = {
     upsample_check,
     upsample_nearest2d_plan,
     wgnn__ref_upsample_nearest2d,
+    false,
 };
 
 static const wgnn_op_arg_info k_upsample_bilinear2d_args[] = {
@@ -212,4 +214,5 @@ const wgnn__op wgnn__op_upsample_bilinear2d = {
     upsample_check,
     upsample_bilinear2d_plan,
     wgnn__ref_upsample_bilinear2d,
+    false,
 };

@@ -152,4 +152,5 @@ const wgnn__op wgnn__op_apply_rotary_emb_hf = {
     rope_check,
     rope_plan,
     wgnn__ref_rope_hf,
+    false,
 };

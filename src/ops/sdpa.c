@@ -587,6 +587,7 @@ const wgnn__op wgnn__op_sdpa = {
     check,
     plan,
     ref,
+    false,
 };
 
 /* ---- the typed C entry points ------------------------------------------------ */

@@ -1,5 +1,5 @@
 /* shape.c - the shape family's rows: slice, split_with_sizes, permute, cat,
- * constant_pad_nd, embedding.
+ * constant_pad_nd, embedding, index_copy.
  *
  * Every op is one or more gather jobs: a domain of rank <= 8 walked with a
  * src and a dst stride per dim, run by one kernel, shaders/gather.wgsl, in
@@ -36,6 +36,11 @@
     X(S, u32, oob_zero)
 WGNN__PARAMS_STRUCT(gather_params, GATHER_PARAMS);
 WGNN__PARAMS_CHECK(gather_params, GATHER_PARAMS)
+
+/* Params of shaders/index_copy.wgsl (in 32-bit words). */
+#define INDEX_COPY_PARAMS(X, S) X(S, u32, n_threads) X(S, u32, n) X(S, u32, n_idx) X(S, u32, inner_w)
+WGNN__PARAMS_STRUCT(index_copy_params, INDEX_COPY_PARAMS);
+WGNN__PARAMS_CHECK(index_copy_params, INDEX_COPY_PARAMS)
 
 #define MAXR WGNN_MAX_RANK
 #define MAX_THREADS (1ull << 31)
@@ -557,6 +562,44 @@ static wgnn_status check_embedding(wgnn__node *n) {
     return WGNN_OK;
 }
 
+static wgnn_status check_index_copy(wgnn__node *n) {
+    const wgnn_desc *x = &n->in[0], *ix = &n->in[1], *src = &n->in[2];
+    char xs[160], is[160], ss[160];
+    wgnn__dims_str(x, xs, sizeof xs);
+    wgnn__dims_str(ix, is, sizeof is);
+    wgnn__dims_str(src, ss, sizeof ss);
+    int dim;
+    if (x->rank < 1)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "self is a scalar; it needs rank >= 1");
+    if (!wgnn__norm_dim(n->arg[WGNN__INDEX_COPY_DIM].i[0], x->rank, &dim))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "dim %lld is out of range for self %s (rank %d)",
+                              (long long)n->arg[WGNN__INDEX_COPY_DIM].i[0], xs, x->rank);
+    if (ix->dtype != WGNN_I32 || ix->rank != 1)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "index is %s %s; it must be a 1-D int32 tensor",
+                              wgnn_dtype_name(ix->dtype), is);
+    if (src->dtype != x->dtype)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "source is %s but self is %s; they must match",
+                              wgnn_dtype_name(src->dtype), wgnn_dtype_name(x->dtype));
+    bool ok = src->rank == x->rank;
+    for (int d = 0; ok && d < x->rank; d++) ok = src->dims[d] == (d == dim ? ix->dims[0] : x->dims[d]);
+    if (!ok)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "source is %s but must be self %s with dim %d of index's length %lld", ss, xs, dim,
+                              (long long)ix->dims[0]);
+    if (x->dtype == WGNN_F16) {
+        int64_t inner = 1;
+        for (int d = dim + 1; d < x->rank; d++) inner *= x->dims[d];
+        if (inner % 2)
+            return wgnn__node_err(n, WGNN_ERR_UNSUPPORTED,
+                                  "float16 rows are moved as 32-bit words: the dims after dim %d of self %s must "
+                                  "hold an even number of elements",
+                                  dim, xs);
+    }
+    n->n_out = 1;
+    n->out[0] = *x;
+    return WGNN_OK;
+}
+
 /* ---- plans ----------------------------------------------------------------- */
 
 static wgnn_status plan_slice(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -667,6 +710,51 @@ static wgnn_status plan_embedding(wgnn_context *ctx, const wgnn__node *n, const 
     return emit(ctx, p, &j, "embedding");
 }
 
+/* index_copy: whole tensors bound (each must fit one storage binding); when
+ * out is not self (an in-place call passes self as out), self is copied into
+ * out first. */
+static wgnn_status plan_index_copy(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                                   wgnn_tensor *const *out, wgnn__plan *p) {
+    const wgnn_desc *x = &n->in[0];
+    int dim;
+    wgnn__norm_dim(n->arg[WGNN__INDEX_COPY_DIM].i[0], x->rank, &dim);
+    uint64_t inner = 1, outer = 1;
+    for (int d = 0; d < dim; d++) outer *= (uint64_t)x->dims[d];
+    for (int d = dim + 1; d < x->rank; d++) inner *= (uint64_t)x->dims[d];
+    uint64_t inner_w = inner * wgnn_dtype_size(x->dtype) / 4u, n_idx = (uint64_t)n->in[1].dims[0];
+    uint64_t lim = ctx->limits.maxStorageBufferBindingSize;
+    if (out[0]->buf_size > lim || in[2]->buf_size > lim)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "index_copy: self (%llu bytes) or source (%llu bytes) passes the device's "
+                         "maxStorageBufferBindingSize (%llu bytes)",
+                         (unsigned long long)out[0]->nbytes, (unsigned long long)in[2]->nbytes,
+                         (unsigned long long)lim);
+    uint64_t words = out[0]->buf_size / 4u, src_words = outer * n_idx * inner_w;
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
+    uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
+    bool same = in[0]->buf == out[0]->buf;
+    for (int pass = same ? 1 : 0; pass < 2; pass++) {
+        uint64_t threads = pass == 0 ? words : src_words;
+        if (threads > UINT32_MAX) return wgnn__err(ctx, WGNN_ERR_LIMIT, "index_copy: more than 2^32 words");
+        wgnn__const consts[2] = {{"WG", wg}, {"COPY", pass == 0 ? 1 : 0}};
+        const wgnn__pipe *pipe;
+        wgnn_status s =
+            wgnn__pipeline(ctx, "index_copy", WGNN__PARAMS_WGSL(INDEX_COPY_PARAMS), consts, 2, &pipe);
+        uint32_t gx, gy;
+        if (s == WGNN_OK) s = wgnn__compute_2d_workgroup_count(ctx, (threads + wg - 1) / wg, maxd, "index_copy", &gx, &gy);
+        if (s != WGNN_OK) return s;
+        index_copy_params ip = {(uint32_t)threads, (uint32_t)x->dims[dim], (uint32_t)n_idx, (uint32_t)inner_w};
+        wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &ip, sizeof ip, gx, gy, 1);
+        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+        wgnn__plan_bind(d, pass == 0 ? in[0]->buf : in[2]->buf, 0, 0);
+        wgnn__plan_bind(d, out[0]->buf, 0, 0);
+        if (pass == 0) wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
+        else wgnn__plan_bind(d, in[1]->buf, 0, 0);
+        wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
+    }
+    return WGNN_OK;
+}
+
 /* ---- the rows ---------------------------------------------------------------- */
 
 static const wgnn_op_arg_info k_slice_args[] = {
@@ -685,6 +773,9 @@ static const wgnn_op_arg_info k_permute_args[] = {
 static const wgnn_op_arg_info k_cat_args[] = {
     {"dim", "int", "0", "the dim joined along; negative counts from the end"},
 };
+static const wgnn_op_arg_info k_index_copy_args[] = {
+    {"dim", "int", NULL, "the dim indexed; negative counts from the end"},
+};
 static const wgnn_op_arg_info k_pad_args[] = {
     {"pad", "int[]", NULL,
      "(before, after) pairs from the last dim backwards, as torch.nn.functional.pad; negative values crop"},
@@ -699,6 +790,7 @@ const wgnn__op wgnn__op_slice = {
     check_slice,
     plan_slice,
     wgnn__ref_slice,
+    false,
 };
 
 const wgnn__op wgnn__op_split_with_sizes = {
@@ -708,6 +800,7 @@ const wgnn__op wgnn__op_split_with_sizes = {
     check_split,
     plan_split,
     wgnn__ref_split_with_sizes,
+    false,
 };
 
 const wgnn__op wgnn__op_permute = {
@@ -716,6 +809,7 @@ const wgnn__op wgnn__op_permute = {
     check_permute,
     plan_permute,
     wgnn__ref_permute,
+    false,
 };
 
 const wgnn__op wgnn__op_cat = {
@@ -724,6 +818,7 @@ const wgnn__op wgnn__op_cat = {
     check_cat,
     plan_cat,
     wgnn__ref_cat,
+    false,
 };
 
 const wgnn__op wgnn__op_constant_pad_nd = {
@@ -735,6 +830,7 @@ const wgnn__op wgnn__op_constant_pad_nd = {
     check_pad,
     plan_pad,
     wgnn__ref_constant_pad_nd,
+    false,
 };
 
 const wgnn__op wgnn__op_embedding = {
@@ -745,4 +841,19 @@ const wgnn__op wgnn__op_embedding = {
     check_embedding,
     plan_embedding,
     wgnn__ref_embedding,
+    false,
+};
+
+const wgnn__op wgnn__op_index_copy = {
+    {"index_copy", "self with the rows index of dim replaced by source's rows (aten::index_copy, index_copy_)",
+     "self, index, source",
+     "self [..., N, ...] (any dtype), index int32 [n] with values in [0, N), source = self's shape with n at dim "
+     "-> self's shape; passing self as the output (in place, a KV cache) writes only the indexed rows; repeated "
+     "indices leave which row wins undefined (as PyTorch); on the GPU an index out of range writes nothing and "
+     "is reported by the next sync, the reference gives an error",
+     3, 3, 1, k_index_copy_args},
+    check_index_copy,
+    plan_index_copy,
+    wgnn__ref_index_copy,
+    true,
 };

@@ -186,3 +186,25 @@ wgnn_status wgnn__ref_embedding(wgnn__node *n, const void *const *in, void *cons
     }
     return WGNN_OK;
 }
+
+wgnn_status wgnn__ref_index_copy(wgnn__node *n, const void *const *in, void *const *out) {
+    const wgnn_desc *x = &n->in[0];
+    int dim;
+    wgnn__norm_dim(n->arg[WGNN__INDEX_COPY_DIM].i[0], x->rank, &dim);
+    const int32_t *idx = in[1];
+    int64_t count = n->in[1].dims[0], rows = x->dims[dim];
+    uint64_t outer = 1, inner = 1;
+    for (int d = 0; d < dim; d++) outer *= (uint64_t)x->dims[d];
+    for (int d = dim + 1; d < x->rank; d++) inner *= (uint64_t)x->dims[d];
+    for (int64_t i = 0; i < count; i++)
+        if (idx[i] < 0 || idx[i] >= rows)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "index[%lld] = %d is out of range for dim %d of size %lld",
+                                  (long long)i, idx[i], dim, (long long)rows);
+    size_t es = wgnn_dtype_size(x->dtype), row = (size_t)inner * es;
+    memcpy(out[0], in[0], (size_t)wgnn__desc_numel(x) * es);
+    for (uint64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < count; i++)
+            memcpy((unsigned char *)out[0] + (o * (uint64_t)rows + (uint64_t)idx[i]) * row,
+                   (const unsigned char *)in[2] + (o * (uint64_t)count + (uint64_t)i) * row, row);
+    return WGNN_OK;
+}

@@ -1,5 +1,6 @@
 /* shape_ref.h - CPU references of the shape family (src/ops/shape.c):
- * slice, split_with_sizes, permute, cat, constant_pad_nd, embedding, with
+ * slice, split_with_sizes, permute, cat, constant_pad_nd, embedding,
+ * index_copy, with
  * PyTorch's semantics. Elements move as bits (float32 / int32: 4 bytes,
  * float16: 2), as on the GPU. The rows' check has validated n first. */
 #ifndef WGNN_SHAPE_REF_H
@@ -13,6 +14,7 @@ enum { WGNN__SPLIT_SIZES, WGNN__SPLIT_DIM };
 enum { WGNN__PERMUTE_DIMS };
 enum { WGNN__CAT_DIM };
 enum { WGNN__PAD_PAD, WGNN__PAD_VALUE };
+enum { WGNN__INDEX_COPY_DIM };
 
 /* aten::slice's bounds on a dim of size elements: start (unset: 0) and end
  * (unset: size), each counted from the end when negative, clamped into
@@ -36,5 +38,8 @@ wgnn_status wgnn__ref_constant_pad_nd(wgnn__node *n, const void *const *in, void
  * V rows" for the first such index, as PyTorch raises; the GPU kernel writes
  * zeros there instead (it cannot fail synchronously). */
 wgnn_status wgnn__ref_embedding(wgnn__node *n, const void *const *in, void *const *out);
+/* self copied, then source's rows written at index along dim (later
+ * indices win on repeats); an index outside [0, N) is an error. */
+wgnn_status wgnn__ref_index_copy(wgnn__node *n, const void *const *in, void *const *out);
 
 #endif /* WGNN_SHAPE_REF_H */
