@@ -44,6 +44,11 @@ override USE_SG: bool = false;
 // the boundary tile is masked per element (a hidden key's p is 0, as a key
 // past S_kv).
 override CAUSAL: bool = false;
+// KVLEN: a KV cache (row sdpa_kvcache): batch element b has only its first
+// L = cache_seqlens[b] keys (of S_kv allocated), and with CAUSAL the q rows
+// are its last S_q positions: row i sees keys j < L with j <= i + L - S_q.
+// An L outside [0, S_kv] is clamped and recorded in the data-error words.
+override KVLEN: bool = false;
 
 const NEG_MAX: f32 = -3.40282346638528859812e38;
 const LOG2E: f32 = 1.44269504088896340736;
@@ -57,6 +62,8 @@ const RM: u32 = 4u * RG; // rows per thread
 @group(0) @binding(4) var<storage, read> mask: array<f32>;
 @group(0) @binding(5) var<storage, read_write> out: array<OUT4>;
 @group(0) @binding(6) var<storage, read_write> part_ml: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read> seqlens: array<i32>;
+@group(0) @binding(8) var<storage, read_write> flag: array<atomic<u32>>;
 
 var<workgroup> sQ: array<vec4<f32>, RM * TY * RS>;             // [row][d4], pre-scaled
 var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;            // [key][d4]: K, then V
@@ -115,8 +122,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         kv_start = split * P.kv_chunk;
         kv_end = min(P.s_kv, kv_start + P.kv_chunk);
     }
-    if (CAUSAL) { // keys the tile's last row can see: [0, last + causal_off + 1)
-        let vis = i32(min(row0 + BR, P.s_q)) + P.causal_off;
+    var coff = P.causal_off;
+    if (KVLEN) {
+        let b = (P.bh_base + bh) / P.n_h;
+        let len = seqlens[b];
+        if ((len < 0 || u32(len) > P.s_kv) && lx == 0u && ly == 0u) {
+            if (atomicCompareExchangeWeak(&flag[0], 0u, 1u).exchanged) {
+                atomicStore(&flag[1], bitcast<u32>(len));
+                atomicStore(&flag[2], b);
+                atomicStore(&flag[3], P.s_kv + 1u);
+            }
+        }
+        let L = u32(clamp(len, 0, i32(P.s_kv)));
+        kv_end = min(kv_end, L);
+        coff = i32(L) - i32(P.s_q);
+    }
+    if (CAUSAL) { // keys the tile's last row can see: [0, last + coff + 1)
+        let vis = i32(min(row0 + BR, P.s_q)) + coff;
         kv_end = min(kv_end, u32(max(vis, i32(kv_start))));
     }
     let q_base = (bh * P.s_q + row0) * D4;
@@ -210,7 +232,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var r = 0u; r < RM; r++) {
             vk[r] = valid;
             if (CAUSAL) {
-                let lim = i32(row0 + RM * ly + r) + P.causal_off - i32(kv0 + lx); // key lx+TX*e visible iff TX*e <= lim
+                let lim = i32(row0 + RM * ly + r) + coff - i32(kv0 + lx); // key lx+TX*e visible iff TX*e <= lim
                 let t = i32(TX);
                 vk[r] = valid & vec4<bool>((0 <= lim), (t <= lim), (2 * t <= lim), (3 * t <= lim));
             }

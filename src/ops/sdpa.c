@@ -31,7 +31,9 @@
     X(S, u32, kv_chunk) /* keys per split (SPLIT), a multiple of BC */                               \
     X(S, u32, n_bh)     /* B*H of this dispatch */                                                  \
     X(S, u32, group)    /* H / H_kv: q head bh reads kv head bh / group */                           \
-    X(S, i32, causal_off) /* CAUSAL: row i sees keys j <= i + causal_off */
+    X(S, i32, causal_off) /* CAUSAL: row i sees keys j <= i + causal_off */                        \
+    X(S, u32, bh_base)  /* KVLEN: first (batch, head) of this dispatch */                          \
+    X(S, u32, n_h)      /* KVLEN: q heads per batch element */
 #define REDUCE_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split)
 WGNN__PARAMS_STRUCT(qk_params, QK_PARAMS);
 WGNN__PARAMS_STRUCT(av_params, AV_PARAMS);
@@ -58,6 +60,9 @@ typedef struct sdpa_shape {
     double scale;
     bool mask;
     bool f16; /* q, k, v and out are float16 (fused only) */
+    bool kvlen; /* sdpa_kvcache: keys per batch element from cache_seqlens (in[3]); causal is bottom-right
+                   against that length */
+    uint64_t n_h; /* kvlen: q heads per batch element */
 } sdpa_shape;
 
 /* ---- validation (shapes only) --------------------------------------------- */
@@ -134,6 +139,7 @@ static wgnn_status check(wgnn__node *n) {
 static void shape_of(const wgnn__node *n, sdpa_shape *sh) {
     const wgnn_desc *q = &n->in[0];
     int r = q->rank;
+    memset(sh, 0, sizeof *sh);
     sh->bh = 1;
     for (int i = 0; i < r - 2; i++) sh->bh *= (uint64_t)q->dims[i];
     sh->s_q = (uint64_t)q->dims[r - 2];
@@ -319,13 +325,18 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
                         "    return r;\n"
                       : "    return x;\n");
-    wgnn__const consts[7] = {{"TY", c.ty},           {"TX", c.tx},           {"HAS_MASK", sh->mask ? 1 : 0},
-                             {"SACC", c.sacc ? 1 : 0}, {"SPLIT", split ? 1 : 0}, {"USE_SG", c.use_sg ? 1 : 0},
-                             {"CAUSAL", sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1 : 0}};
+    wgnn__const consts[8] = {{"TY", c.ty},
+                             {"TX", c.tx},
+                             {"HAS_MASK", sh->mask ? 1 : 0},
+                             {"SACC", c.sacc ? 1 : 0},
+                             {"SPLIT", split ? 1 : 0},
+                             {"USE_SG", c.use_sg ? 1 : 0},
+                             {"CAUSAL", sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1 : 0},
+                             {"KVLEN", sh->kvlen ? 1 : 0}};
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const wgc[1] = {{"WG", wg}};
     const wgnn__pipe *pipe, *reduce = NULL;
-    s = wgnn__pipeline(ctx, "sdpa_fused", prelude, consts, 7, &pipe);
+    s = wgnn__pipeline(ctx, "sdpa_fused", prelude, consts, 8, &pipe);
     if (s == WGNN_OK && split) {
         char rpre[512];
         snprintf(rpre, sizeof rpre, "%s%s", sh->f16 ? k_out4_f16 : k_out4_f32, WGNN__PARAMS_WGSL(REDUCE_PARAMS));
@@ -347,6 +358,7 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
         part_ml = wgnn__plan_scratch(p, (uint64_t)c.n_split * rows * 8u);
     }
     const wgnn_tensor *q = in[0], *k = in[1], *v = in[2], *m = sh->mask ? in[3] : NULL;
+    if (sh->kvlen && sh->bh / sh->n_h > UINT32_MAX) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: batch too large");
     for (uint64_t bh0 = 0; bh0 < sh->bh; bh0 += chunk) {
         uint64_t n = sh->bh - bh0 < chunk ? sh->bh - bh0 : chunk;
         uint64_t n_groups = n * n_qtiles * c.n_split, rows = n * sh->s_q;
@@ -365,7 +377,9 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
                            c.kv_chunk,
                            (uint32_t)n,
                            (uint32_t)sh->group,
-                           (int32_t)off};
+                           (int32_t)off,
+                           (uint32_t)bh0,
+                           (uint32_t)(sh->kvlen ? sh->n_h : 1)};
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
         wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
@@ -374,9 +388,15 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
         wgnn__plan_bind(d, v->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
         if (m) wgnn__plan_bind(d, m->buf, bh0 * per_m, n * per_m);
         else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
+        /* bindings 7, 8: cache_seqlens (one int32 per batch element, read
+         * whole) and the data-error words */
+        WGPUBuffer lens = wgnn__make_optional_binding(ctx, sh->kvlen ? in[3]->buf : NULL, false);
+        WGPUBuffer flag = wgnn__data_error_buffer(ctx);
         if (split) {
             wgnn__plan_bind_scratch(d, (uint32_t)part_o, 0, 0);
             wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
+            wgnn__plan_bind(d, lens, 0, 0);
+            wgnn__plan_bind(d, flag, 0, 0);
             reduce_params rp = {(uint32_t)rows, d4, c.n_split};
             wgnn__dispatch *r = wgnn__plan_add(ctx, p, reduce, &rp, sizeof rp, rx, ry, 1);
             if (!r) return WGNN_ERR_OUT_OF_MEMORY;
@@ -386,6 +406,8 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
         } else {
             wgnn__plan_bind(d, out->buf, bh0 * per_q, n * per_q);
             wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, true), 0, 0);
+            wgnn__plan_bind(d, lens, 0, 0);
+            wgnn__plan_bind(d, flag, 0, 0);
         }
     }
     return WGNN_OK;
@@ -587,6 +609,142 @@ const wgnn__op wgnn__op_sdpa = {
     check,
     plan,
     ref,
+    false,
+};
+
+/* ---- sdpa_kvcache: attention over the first cache_seqlens[b] keys of a cache ---- */
+
+enum { KA_SCALE, KA_CAUSAL };
+
+static wgnn_status kv_check(wgnn__node *n) {
+    static const char *const names[3] = {"q", "k_cache", "v_cache"};
+    const wgnn_desc *q = &n->in[0], *k = &n->in[1], *v = &n->in[2], *l = &n->in[3];
+    for (int i = 0; i < 3; i++)
+        if ((n->in[i].dtype != WGNN_F32 && n->in[i].dtype != WGNN_F16) || n->in[i].dtype != q->dtype)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "%s is %s; q, k_cache and v_cache are all float32 or all float16", names[i],
+                                  wgnn_dtype_name(n->in[i].dtype));
+    char qs[160], ks[160], vs[160], ls[160];
+    wgnn__dims_str(q, qs, sizeof qs);
+    wgnn__dims_str(k, ks, sizeof ks);
+    wgnn__dims_str(v, vs, sizeof vs);
+    wgnn__dims_str(l, ls, sizeof ls);
+    if (q->rank != 4 || k->rank != 4 || v->rank != 4)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "q %s, k_cache %s and v_cache %s must be rank 4: [B, H, S_q, D] and [B, H_kv, S_max, D]",
+                              qs, ks, vs);
+    for (int i = 0; i < 4; i++)
+        if (k->dims[i] != v->dims[i])
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "k_cache %s and v_cache %s must have the same dims", ks,
+                                  vs);
+    if (k->dims[0] != q->dims[0])
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "q %s and k_cache %s differ in batch", qs, ks);
+    if (q->dims[1] % k->dims[1] != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "q's %lld heads must be a multiple of the cache's %lld heads (q %s, k_cache %s)",
+                              (long long)q->dims[1], (long long)k->dims[1], qs, ks);
+    if (q->dims[3] != k->dims[3] || q->dims[3] % 4 != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "head dim D of q %s and k_cache %s must be equal and a multiple of 4", qs, ks);
+    if (q->dims[2] > k->dims[2])
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "q %s has more rows (S_q) than the cache %s has slots",
+                              qs, ks);
+    if (l->dtype != WGNN_I32 || l->rank != 1 || l->dims[0] != q->dims[0])
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cache_seqlens is %s %s; it must be int32 [B] = [%lld]",
+                              wgnn_dtype_name(l->dtype), ls, (long long)q->dims[0]);
+    if (n->arg[KA_SCALE].set && !isfinite(n->arg[KA_SCALE].f))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale %g is not finite", n->arg[KA_SCALE].f);
+    n->n_out = 1;
+    n->out[0] = *q;
+    return WGNN_OK;
+}
+
+static void kv_shape(const wgnn__node *n, sdpa_shape *sh) {
+    const wgnn_desc *q = &n->in[0], *k = &n->in[1];
+    memset(sh, 0, sizeof *sh);
+    sh->bh = (uint64_t)q->dims[0] * (uint64_t)q->dims[1];
+    sh->n_h = (uint64_t)q->dims[1];
+    sh->group = (uint64_t)(q->dims[1] / k->dims[1]);
+    sh->s_q = (uint64_t)q->dims[2];
+    sh->s_kv = (uint64_t)k->dims[2];
+    sh->d = (uint64_t)q->dims[3];
+    sh->causal = n->arg[KA_CAUSAL].i[0] ? WGNN_SDPA_CAUSAL_BOTTOM_RIGHT : WGNN_SDPA_CAUSAL_NONE;
+    sh->f16 = q->dtype == WGNN_F16;
+    sh->kvlen = true;
+    sh->scale = n->arg[KA_SCALE].set ? n->arg[KA_SCALE].f : 1.0 / sqrt((double)sh->d);
+}
+
+static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                           wgnn_tensor *const *out, wgnn__plan *p) {
+    sdpa_shape sh;
+    kv_shape(n, &sh);
+    return plan_fused(ctx, &sh, in, out[0], p);
+}
+
+static wgnn_status kv_ref(wgnn__node *n, const void *const *in, void *const *out) {
+    sdpa_shape sh;
+    kv_shape(n, &sh);
+    const int32_t *lens = in[3];
+    uint64_t B = (uint64_t)n->in[0].dims[0], hkv = sh.n_h / sh.group, es = sh.f16 ? 2u : 4u;
+    for (uint64_t b = 0; b < B; b++)
+        if (lens[b] < 0 || (uint64_t)lens[b] > sh.s_kv)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "cache_seqlens[%llu] = %d is out of range: the cache has %llu slots",
+                                  (unsigned long long)b, lens[b], (unsigned long long)sh.s_kv);
+    uint64_t nq = sh.n_h * sh.s_q * sh.d, nkv = hkv * sh.s_kv * sh.d;
+    float *q = malloc(nq * 4), *k = malloc(nkv * 4 + 4), *v = malloc(nkv * 4 + 4), *o = malloc(nq * 4);
+    wgnn_status s = WGNN_OK;
+    if (!q || !k || !v || !o) s = wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
+    for (uint64_t b = 0; s == WGNN_OK && b < B; b++) {
+        uint64_t L = (uint64_t)lens[b];
+        const unsigned char *qb = (const unsigned char *)in[0] + b * nq * es;
+        if (sh.f16) wgnn_f16_to_f32((const uint16_t *)qb, q, nq);
+        else memcpy(q, qb, nq * 4);
+        /* the first L keys of each kv head, packed */
+        for (uint64_t h = 0; h < hkv; h++) {
+            uint64_t src = (b * hkv + h) * sh.s_kv * sh.d, dst = h * L * sh.d, cnt = L * sh.d;
+            if (sh.f16) {
+                wgnn_f16_to_f32((const uint16_t *)in[1] + src, k + dst, cnt);
+                wgnn_f16_to_f32((const uint16_t *)in[2] + src, v + dst, cnt);
+            } else {
+                memcpy(k + dst, (const float *)in[1] + src, cnt * 4);
+                memcpy(v + dst, (const float *)in[2] + src, cnt * 4);
+            }
+        }
+        if (L == 0) memset(o, 0, nq * 4);
+        else wgnn_ref_sdpa_ex(q, k, v, NULL, sh.n_h, sh.group, sh.s_q, L, sh.d, sh.scale, sh.causal, o);
+        unsigned char *ob = (unsigned char *)out[0] + b * nq * es;
+        if (sh.f16) wgnn_f32_to_f16(o, (uint16_t *)ob, nq);
+        else memcpy(ob, o, nq * 4);
+    }
+    free(q);
+    free(k);
+    free(v);
+    free(o);
+    return s;
+}
+
+static const wgnn_op_arg_info k_kv_args[] = {
+    {"scale", "float", "", "multiplies q.k^T; default 1/sqrt(D)"},
+    {"causal", "bool", "true",
+     "true: q's rows are the last S_q positions of the L cached keys, row i seeing keys j <= i + L - S_q; "
+     "false: every row sees all L keys"},
+};
+
+const wgnn__op wgnn__op_sdpa_kvcache = {
+    {"sdpa_kvcache",
+     "attention of q over the first cache_seqlens[b] keys of a KV cache (flash-attention's "
+     "flash_attn_with_kvcache; decoding and chunked prefill)",
+     "q, k_cache, v_cache, cache_seqlens",
+     "q [B, H, S_q, D], k_cache and v_cache [B, H_kv, S_max, D] (H % H_kv == 0: grouped-query attention by "
+     "index), cache_seqlens int32 [B] with values L in [0, S_max] (the cache holds positions 0..L-1, the new "
+     "rows included) -> q's shape; keys at L and past are never read; a row that sees no key gives zeros; "
+     "D % 4 == 0; float32, or float16 q/k/v/out; on the GPU an L out of range is clamped and reported by the "
+     "next sync, the reference gives an error",
+     4, 4, 2, k_kv_args},
+    kv_check,
+    kv_plan,
+    kv_ref,
     false,
 };
 
