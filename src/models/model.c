@@ -64,36 +64,41 @@ static void shape_str(int rank, const int64_t *dims, char *buf, size_t cap) {
     wgnn__dims_str(&d, buf, cap);
 }
 
-wgnn_status wgnn__model_read(wgnn_model *m, const wgnn__st *st, const char *name, int rank, const int64_t *dims,
-                             float **out) {
+wgnn_status wgnn__weight_read(wgnn_context *ctx, const char *dir, const wgnn__st *st, const char *full, int rank,
+                              const int64_t *dims, float **out) {
     *out = NULL;
-    char full[512];
-    snprintf(full, sizeof full, "%s%s", m->prefix, name);
     const wgnn__st_tensor *t = wgnn__st_find(st, full);
-    if (!t) return wgnn__err(m->ctx, WGNN_ERR_FORMAT, "%s: model weights: tensor %s is missing", m->dir, full);
+    if (!t) return wgnn__err(ctx, WGNN_ERR_FORMAT, "%s: model weights: tensor %s is missing", dir, full);
     bool same = t->rank == rank;
     for (int i = 0; same && i < rank; i++) same = t->dims[i] == dims[i];
     if (!same) {
         char want[160], got[160];
         shape_str(rank, dims, want, sizeof want);
         shape_str(t->rank, t->dims, got, sizeof got);
-        return wgnn__err(m->ctx, WGNN_ERR_FORMAT, "%s: model weights: tensor %s has shape %s, config.json implies %s",
-                         m->dir, full, got, want);
+        return wgnn__err(ctx, WGNN_ERR_FORMAT, "%s: model weights: tensor %s has shape %s, config.json implies %s",
+                         dir, full, got, want);
     }
     if (t->dtype != WGNN__ST_F32 && t->dtype != WGNN__ST_F16 && t->dtype != WGNN__ST_BF16)
-        return wgnn__err(m->ctx, WGNN_ERR_UNSUPPORTED,
-                         "%s: model weights: tensor %s is %s; float32, float16 and bfloat16 are supported", m->dir,
+        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED,
+                         "%s: model weights: tensor %s is %s; float32, float16 and bfloat16 are supported", dir,
                          full, t->dtype_name);
     float *f = malloc((t->numel ? t->numel : 1) * sizeof *f);
-    if (!f) return wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory for %s", full);
+    if (!f) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory for %s", full);
     char err[512];
     wgnn_status s = wgnn__st_to_f32(t, f, err, sizeof err);
     if (s != WGNN_OK) {
         free(f);
-        return wgnn__err(m->ctx, s, "%s", err);
+        return wgnn__err(ctx, s, "%s", err);
     }
     *out = f;
     return WGNN_OK;
+}
+
+wgnn_status wgnn__model_read(wgnn_model *m, const wgnn__st *st, const char *name, int rank, const int64_t *dims,
+                             float **out) {
+    char full[512];
+    snprintf(full, sizeof full, "%s%s", m->prefix, name);
+    return wgnn__weight_read(m->ctx, m->dir, st, full, rank, dims, out);
 }
 
 wgnn_status wgnn__model_load_tensor(wgnn_model *m, const wgnn__st *st, const char *name, int rank,

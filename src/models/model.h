@@ -47,6 +47,11 @@ wgnn_tensor *wgnn__model_weight(const wgnn_model *m, const char *name);
 /* Uploads data (float32 of the given shape; as float16 when half) under name. */
 wgnn_status wgnn__model_add(wgnn_model *m, const char *name, const float *data, int rank, const int64_t *dims,
                             bool half);
+/* Reads the checkpoint's tensor full (its whole name), checks its shape
+ * equals dims (rank values) and returns it as float32 (malloc'd) in *out;
+ * messages name dir and the tensor. */
+wgnn_status wgnn__weight_read(wgnn_context *ctx, const char *dir, const wgnn__st *st, const char *full, int rank,
+                              const int64_t *dims, float **out);
 /* Reads the checkpoint's tensor prefix+name, checks its shape equals dims
  * (rank values) and returns it as float32 (malloc'd) in *out. */
 wgnn_status wgnn__model_read(wgnn_model *m, const wgnn__st *st, const char *name, int rank, const int64_t *dims,

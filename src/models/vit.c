@@ -13,6 +13,7 @@
  * permute back -> linear -> residual add; LN -> linear -> gelu -> linear ->
  * residual add. The patch embedding (a conv with stride = kernel = patch)
  * is a permute of the pixels to [B, patches, C*p*p] and a linear. */
+#include "models/builder.h"
 #include "models/model.h"
 
 #include <math.h>
@@ -259,67 +260,18 @@ void wgnn__bicubic_grid(const float *src, int gh_in, int gw_in, int c, float *ds
 
 /* ---- graph builder ----------------------------------------------------------------- */
 
-/* Sticky-status helpers: after the first failure every call is a no-op
- * returning -1, and b->s keeps the failure. */
-typedef struct gb {
-    wgnn_model *m;
-    wgnn_graph *g;
-    wgnn_status s;
-} gb;
+/* The shared helpers (models/builder.h) under short names; a weight by
+ * its name in the model's table. */
+typedef wgnn__gb gb;
+#define gb_op_n wgnn__gb_op_n
+#define gb_op wgnn__gb_op
+#define gb_view wgnn__gb_view
+#define gb_const wgnn__gb_const
 
-static wgnn_value gb_op_n(gb *b, const char *label, const char *op, int n_in, const wgnn_value *in, int n_args,
-                          const char *const *args, wgnn_value *outs, int n_outs) {
-    if (b->s != WGNN_OK) return -1;
-    for (int i = 0; i < n_in; i++)
-        if (in[i] < 0) return -1;
-    int n = 0;
-    wgnn_value tmp[4];
-    wgnn_value *o = outs ? outs : tmp;
-    b->s = wgnn_graph_op(b->g, op, in, n_in, args, n_args, o, outs ? n_outs : 4, &n);
-    if (b->s != WGNN_OK) return -1;
-    if (label) b->s = wgnn_graph_set_label(b->g, o[0], label);
-    return b->s == WGNN_OK ? o[0] : -1;
-}
-
-static wgnn_value gb_op(gb *b, const char *label, const char *op, int n_in, const wgnn_value *in, int n_args,
-                        const char *const *args) {
-    return gb_op_n(b, label, op, n_in, in, n_args, args, NULL, 0);
-}
-
-static wgnn_value gb_view(gb *b, wgnn_value v, int rank, const int64_t *dims) {
-    if (b->s != WGNN_OK || v < 0) return -1;
-    wgnn_value out = -1;
-    b->s = wgnn_graph_view(b->g, v, rank, dims, &out);
-    return b->s == WGNN_OK ? out : -1;
-}
+static wgnn_model *model_of(gb *b) { return (wgnn_model *)b->user; }
 
 static wgnn_value gb_weight(gb *b, const char *name) {
-    if (b->s != WGNN_OK) return -1;
-    wgnn_tensor *t = wgnn__model_weight(b->m, name);
-    if (!t) {
-        b->s = wgnn__err(b->m->ctx, WGNN_ERR_INVALID_ARGUMENT, "model: internal: weight %s was not loaded", name);
-        return -1;
-    }
-    wgnn_value v = -1;
-    b->s = wgnn_graph_constant(b->g, t, 0, &v);
-    return b->s == WGNN_OK ? v : -1;
-}
-
-/* A graph-owned constant from host data. */
-static wgnn_value gb_const(gb *b, const float *data, int rank, const int64_t *dims) {
-    if (b->s != WGNN_OK) return -1;
-    wgnn_tensor *t = NULL;
-    uint64_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (uint64_t)dims[i];
-    b->s = wgnn_tensor_create(b->m->ctx, WGNN_F32, rank, dims, &t);
-    if (b->s == WGNN_OK) b->s = wgnn_tensor_upload(b->m->ctx, t, data, n * sizeof(float));
-    wgnn_value v = -1;
-    if (b->s == WGNN_OK) b->s = wgnn_graph_constant(b->g, t, 1, &v);
-    if (b->s != WGNN_OK) {
-        wgnn_tensor_destroy(t);
-        return -1;
-    }
-    return v;
+    return wgnn__gb_tensor(b, b->s == WGNN_OK ? wgnn__model_weight(model_of(b), name) : NULL, name);
 }
 
 /* x [..., K] -> [..., N]: linear on a float16 weight [N, K]; addmm on a
@@ -329,16 +281,16 @@ static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *nam
     char w[192], bb[192];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bb, sizeof bb, "%s.bias", name);
-    if (b->m->weights == WGNN_MODEL_WEIGHTS_F16) {
+    if (model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16) {
         wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
         return gb_op(b, label ? label : name, "linear", 3, in, 0, NULL);
     }
     wgnn_desc dx;
     if (b->s != WGNN_OK || x < 0) return -1;
     if ((b->s = wgnn_graph_desc(b->g, x, &dx)) != WGNN_OK) return -1;
-    wgnn_tensor *wt = wgnn__model_weight(b->m, w);
+    wgnn_tensor *wt = wgnn__model_weight(model_of(b), w);
     if (!wt) {
-        b->s = wgnn__err(b->m->ctx, WGNN_ERR_INVALID_ARGUMENT, "model: internal: weight %s was not loaded", w);
+        b->s = wgnn__err(model_of(b)->ctx, WGNN_ERR_INVALID_ARGUMENT, "model: internal: weight %s was not loaded", w);
         return -1;
     }
     int64_t n = wgnn_tensor_dims(wt)[1], k = dx.dims[dx.rank - 1], rows = 1;
@@ -355,8 +307,8 @@ static wgnn_value layer_norm(gb *b, wgnn_value x, const char *name) {
     char w[192], bb[192], ns[64], eps[64];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bb, sizeof bb, "%s.bias", name);
-    snprintf(ns, sizeof ns, "normalized_shape=%d", b->m->info.hidden_size);
-    snprintf(eps, sizeof eps, "eps=%.17g", b->m->info.layer_norm_eps);
+    snprintf(ns, sizeof ns, "normalized_shape=%d", model_of(b)->info.hidden_size);
+    snprintf(eps, sizeof eps, "eps=%.17g", model_of(b)->info.layer_norm_eps);
     const char *args[2] = {ns, eps};
     wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
     return gb_op(b, name, "layer_norm", 3, in, 2, args);
@@ -369,14 +321,14 @@ static wgnn_value add(gb *b, const char *label, wgnn_value x, wgnn_value y) {
 
 static wgnn_value gelu(gb *b, const char *label, wgnn_value x) {
     char a[32];
-    snprintf(a, sizeof a, "approximate=%s", b->m->gelu);
+    snprintf(a, sizeof a, "approximate=%s", model_of(b)->gelu);
     const char *args[1] = {a};
     return gb_op(b, label, "gelu", 1, &x, 1, args);
 }
 
 /* [B, T, n*H] (n stacked projections) -> n values [B, heads, T, hd]. */
 static void split_heads(gb *b, const char *label, wgnn_value x, int64_t B, int64_t T, int n, wgnn_value *out) {
-    const wgnn_model_info *in = &b->m->info;
+    const wgnn_model_info *in = &model_of(b)->info;
     int64_t nh = in->num_heads, hd = in->head_dim;
     wgnn_value v5 = gb_view(b, x, 5, (int64_t[]){B, T, n, nh, hd});
     const char *perm[1] = {"dims=2,0,3,1,4"};
@@ -390,9 +342,9 @@ static void split_heads(gb *b, const char *label, wgnn_value x, int64_t B, int64
 }
 
 static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
-    const wgnn_model_info *in = &b->m->info;
+    const wgnn_model_info *in = &model_of(b)->info;
     layer_names n;
-    names_of(b->m, l, &n);
+    names_of(model_of(b), l, &n);
     const char *a = n.a;
     char lab[160];
     wgnn_value h = layer_norm(b, x, n.n1);
@@ -424,7 +376,7 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
     const bool vit = m->arch == WGNN__ARCH_VIT;
     const int64_t C = in->num_channels, p = in->patch_size, hid = in->hidden_size;
     const int64_t gh = H / p, gw = W / p, np = gh * gw, T = np + (vit ? 1 : 0);
-    gb b = {m, NULL, WGNN_OK};
+    gb b = {m->ctx, NULL, WGNN_OK, m};
     b.s = wgnn_graph_create(m->ctx, &b.g);
     m->g = b.g;
     if (b.s != WGNN_OK) return b.s;
