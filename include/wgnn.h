@@ -501,6 +501,104 @@ wgnn_status wgnn_image_preprocess_file(const char *image_path, const char *prepr
                                        int64_t *height, int64_t *width, char *err, size_t err_len);
 
 /* ------------------------------------------------------------------------ */
+/* Language models: decoders from Hugging Face model folders.                */
+/*
+ * A folder as Hugging Face saves it: config.json, model.safetensors (or a
+ * sharded model.safetensors.index.json) and optionally
+ * generation_config.json (EOS ids). Architectures (config.json's
+ * model_type):
+ *   "qwen3"  Qwen3ForCausalLM: RMSNorm, per-head q/k RMSNorm, grouped-query
+ *            attention, rotate-half RoPE, SwiGLU MLP, tied or untied lm_head;
+ *   "qwen2"  the same graph without q/k norms, with q/k/v biases;
+ *   "llama"  without q/k norms; rope_scaling other than none is refused.
+ * rope_theta is read at the top level of config.json or inside
+ * rope_parameters. Every size comes from config.json.
+ *
+ * The KV cache lives on the GPU, one [1, H_kv, max_context, head_dim]
+ * float32 buffer per layer and for keys and values, allocated at load. A
+ * run of n tokens at position pos0 (wgnn_lm_forward, or the prompt of
+ * wgnn_lm_generate) is one graph: the new keys and values are written into
+ * the cache in place (index_copy) and attention reads its first pos0 + n
+ * rows (sdpa_kvcache). Graphs are built once per token count and kept
+ * (decode steps reuse the one-token graph), so each step is one submit;
+ * only the chosen id (4 bytes) is read back. Batch size is 1.
+ */
+typedef struct wgnn_lm wgnn_lm;
+
+typedef enum wgnn_lm_weights {
+    WGNN_LM_WEIGHTS_F32 = 0, /* float32 */
+    WGNN_LM_WEIGHTS_F16 = 1, /* matrices as float16 storage (f32 arithmetic); norms stay float32 */
+    WGNN_LM_WEIGHTS_Q8 = 2   /* matrices as int8 with one float32 scale per output row (weight-only) */
+} wgnn_lm_weights;
+
+typedef struct wgnn_lm_options {
+    wgnn_lm_weights weights;
+    /* KV-cache positions (prompt + generated tokens). 0: the smaller of
+     * config.json's max_position_embeddings and 4096. */
+    int max_context;
+} wgnn_lm_options;
+
+typedef struct wgnn_lm_info {
+    char model_type[32];    /* "qwen3", "qwen2", "llama" */
+    int vocab_size, hidden_size, num_layers, num_heads, num_kv_heads, head_dim, intermediate_size;
+    int max_context;        /* the cache's positions */
+    int tie_word_embeddings, has_qk_norm, has_qkv_bias;
+    double rms_norm_eps, rope_theta;
+    int n_eos;              /* EOS ids (generation_config.json, else config.json) */
+    int32_t eos[8];
+    uint64_t n_params;
+    uint64_t weight_bytes;  /* on the GPU */
+    uint64_t cache_bytes;   /* the KV cache on the GPU */
+} wgnn_lm_info;
+
+/* Loads dir. opts may be NULL (float32, default context). On failure *out
+ * is NULL and wgnn_context_error(ctx) names the file, key or tensor. */
+wgnn_status wgnn_lm_load(wgnn_context *ctx, const char *dir, const wgnn_lm_options *opts, wgnn_lm **out);
+void wgnn_lm_destroy(wgnn_lm *lm);
+void wgnn_lm_get_info(const wgnn_lm *lm, wgnn_lm_info *info);
+
+/* Runs ids[0..n) at positions pos0..pos0+n-1: their keys and values enter
+ * the cache (positions before pos0 must hold earlier tokens, from a
+ * previous call), and logits gets [n, vocab_size] float32 (the logits of
+ * every position; NULL: none are read back). pos0 + n <= max_context. */
+wgnn_status wgnn_lm_forward(wgnn_lm *lm, const int32_t *ids, int n, int pos0, float *logits);
+
+/* Called with each generated id; nonzero stops generation. */
+typedef int (*wgnn_lm_token_fn)(void *user, int32_t id);
+
+typedef struct wgnn_lm_generate_options {
+    int max_new_tokens;    /* 0: until EOS or the end of the cache */
+    int greedy;            /* nonzero: argmax (the sampling fields are ignored) */
+    float temperature;     /* > 0; 0 means 1 */
+    int top_k;             /* 0: off */
+    float top_p;           /* (0, 1]; 0 means 1 */
+    uint64_t seed;         /* for the uniform numbers the GPU samples with */
+    int ignore_eos;        /* nonzero: do not stop at EOS (benchmarks) */
+    float *prefill_logits; /* NULL, or room for [n_prompt, vocab_size] floats */
+    int profile;           /* nonzero: profile the prefill and the last decode step (wgnn_lm_graph) */
+} wgnn_lm_generate_options;
+
+typedef struct wgnn_lm_stats {
+    int prompt_tokens, generated_tokens;
+    double prefill_ms;     /* wall time of the prompt's run, its read-back included */
+    double decode_ms;      /* wall time of the decode steps, all of them */
+} wgnn_lm_stats;
+
+/* Generates from prompt[0..n_prompt) (the cache is restarted at position 0):
+ * the prompt runs as one graph, then one submit per new token; the token
+ * is chosen on the GPU (argmax, or sampling with temperature, top-k and
+ * top-p: the "sample" op), and on_token (may be NULL) gets each id as soon
+ * as it is read back. Stops at an EOS id (which is passed to on_token), at
+ * max_new_tokens, at the end of the cache, or when on_token returns
+ * nonzero. stats may be NULL. */
+wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, const wgnn_lm_generate_options *opts,
+                             wgnn_lm_token_fn on_token, void *user, wgnn_lm_stats *stats);
+
+/* The graph of the last prefill (which = 0) or decode step (which = 1) for
+ * stats and profiles, or NULL. */
+wgnn_graph *wgnn_lm_graph(wgnn_lm *lm, int which);
+
+/* ------------------------------------------------------------------------ */
 /* Timing: GPU timestamps around the ops recorded between begin and end.     */
 
 /* Starts timing: each op recorded until wgnn_timing_end gets its own

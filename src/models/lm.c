@@ -1,0 +1,268 @@
+/* lm.c - wgnn_lm_*: loading, the graph cache, forward runs and generation
+ * (the architecture is in qwen3.c). */
+#include "models/lm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+wgnn_status wgnn_lm_load(wgnn_context *ctx, const char *dir, const wgnn_lm_options *opts, wgnn_lm **out) {
+    if (!out) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_lm_load: out is NULL");
+    *out = NULL;
+    if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
+    if (!dir) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_lm_load: dir is NULL");
+    wgnn_lm_weights wm = opts ? opts->weights : WGNN_LM_WEIGHTS_F32;
+    if ((unsigned)wm > WGNN_LM_WEIGHTS_Q8)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_lm_load: unknown weights option %d", (int)wm);
+    int max_ctx = opts ? opts->max_context : 0;
+    if (max_ctx < 0 || max_ctx > (1 << 24))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_lm_load: max_context %d is not in [0, 2^24]", max_ctx);
+    if (strlen(dir) > 900) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_lm_load: folder path too long");
+    wgnn_lm *lm = calloc(1, sizeof *lm);
+    if (!lm) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "wgnn_lm_load: out of host memory");
+    lm->ctx = ctx;
+    lm->weights = wm;
+    lm->info.max_context = max_ctx;
+    snprintf(lm->dir, sizeof lm->dir, "%s", dir);
+
+    char path[1100], err[1024];
+    wgnn__json cfg = {0}, gen = {0};
+    bool has_gen = false;
+    wgnn__st *st = NULL;
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    wgnn_status s = wgnn__json_load(path, 0, &cfg, err, sizeof err);
+    if (s != WGNN_OK) s = wgnn__err(ctx, s, "%s", err);
+    if (s == WGNN_OK) {
+        snprintf(path, sizeof path, "%s/generation_config.json", dir);
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            fclose(f);
+            s = wgnn__json_load(path, 0, &gen, err, sizeof err);
+            if (s != WGNN_OK) s = wgnn__err(ctx, s, "%s", err);
+            has_gen = s == WGNN_OK;
+        }
+    }
+    if (s == WGNN_OK) s = wgnn__qwen3_config(lm, &cfg, has_gen ? &gen : NULL);
+    if (s == WGNN_OK) {
+        s = wgnn__st_open(dir, &st, err, sizeof err);
+        if (s != WGNN_OK) s = wgnn__err(ctx, s, "%s", err);
+    }
+    if (s == WGNN_OK) s = wgnn__qwen3_load(lm, st);
+    if (s == WGNN_OK) s = wgnn_context_sync(ctx); /* uploads done, errors surfaced here */
+    wgnn__st_close(st);
+    wgnn__json_free(&cfg);
+    wgnn__json_free(&gen);
+    if (s != WGNN_OK) {
+        wgnn_lm_destroy(lm);
+        return s;
+    }
+    *out = lm;
+    return WGNN_OK;
+}
+
+static void mat_free(wgnn__lm_mat *m) {
+    wgnn_tensor_destroy(m->w);
+    wgnn_tensor_destroy(m->scale);
+    wgnn_tensor_destroy(m->bias);
+}
+
+void wgnn_lm_destroy(wgnn_lm *lm) {
+    if (!lm) return;
+    for (int i = 0; i < WGNN__LM_GRAPHS; i++) wgnn_graph_destroy(lm->graphs[i].g);
+    for (int l = 0; lm->layers && l < lm->info.num_layers; l++) {
+        wgnn__lm_layer *L = &lm->layers[l];
+        wgnn__lm_mat *ms[7] = {&L->q, &L->k, &L->v, &L->o, &L->gate, &L->up, &L->down};
+        for (int i = 0; i < 7; i++) mat_free(ms[i]);
+        wgnn_tensor *ts[6] = {L->in_norm, L->post_norm, L->q_norm, L->k_norm, L->kc, L->vc};
+        for (int i = 0; i < 6; i++) wgnn_tensor_destroy(ts[i]);
+    }
+    free(lm->layers);
+    if (lm->lm_head.w == lm->embed) lm->lm_head.w = NULL; /* tied */
+    mat_free(&lm->lm_head);
+    wgnn_tensor_destroy(lm->embed);
+    wgnn_tensor_destroy(lm->norm);
+    wgnn_tensor_destroy(lm->cos);
+    wgnn_tensor_destroy(lm->sin);
+    free(lm);
+}
+
+void wgnn_lm_get_info(const wgnn_lm *lm, wgnn_lm_info *info) {
+    if (lm && info) *info = lm->info;
+}
+
+wgnn_graph *wgnn_lm_graph(wgnn_lm *lm, int which) {
+    if (!lm) return NULL;
+    return which ? lm->last_decode : lm->last_prefill;
+}
+
+/* The graph for n tokens of this kind (and sampling parameters): a cached
+ * one, else built into the least recently used slot. */
+static wgnn_status get_graph(wgnn_lm *lm, int n, wgnn__lm_kind kind, float temp, int top_k, float top_p,
+                             wgnn__lm_graph **out) {
+    wgnn__lm_graph *lru = &lm->graphs[0];
+    for (int i = 0; i < WGNN__LM_GRAPHS; i++) {
+        wgnn__lm_graph *g = &lm->graphs[i];
+        if (g->g && g->n == n && g->kind == kind &&
+            (kind != WGNN__LM_SAMPLE || (g->temperature == temp && g->top_k == top_k && g->top_p == top_p))) {
+            g->used = ++lm->stamp;
+            *out = g;
+            return WGNN_OK;
+        }
+        if (!g->g || g->used < lru->used) lru = g;
+        if (!g->g) break;
+    }
+    if (lm->last_prefill == lru->g) lm->last_prefill = NULL;
+    if (lm->last_decode == lru->g) lm->last_decode = NULL;
+    wgnn_graph_destroy(lru->g);
+    memset(lru, 0, sizeof *lru);
+    lru->n = n;
+    lru->kind = kind;
+    lru->temperature = temp;
+    lru->top_k = top_k;
+    lru->top_p = top_p;
+    wgnn_status s = wgnn__qwen3_build(lm, lru);
+    if (s != WGNN_OK) {
+        wgnn_graph_destroy(lru->g);
+        memset(lru, 0, sizeof *lru);
+        return s;
+    }
+    lru->used = ++lm->stamp;
+    *out = lru;
+    return WGNN_OK;
+}
+
+/* Sets the inputs of a run of ids[0..n) at pos0 and runs it. */
+static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u, int profile) {
+    int32_t *pos = malloc((size_t)n * sizeof *pos);
+    if (!pos) return wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "wgnn_lm: out of host memory");
+    for (int i = 0; i < n; i++) pos[i] = pos0 + i;
+    int32_t len = pos0 + n;
+    wgnn_status s = wgnn_graph_set_input(g->g, g->ids, ids, (size_t)n * sizeof *ids);
+    if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->pos, pos, (size_t)n * sizeof *pos);
+    if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->lens, &len, sizeof len);
+    if (s == WGNN_OK && g->u >= 0) s = wgnn_graph_set_input(g->g, g->u, &u, sizeof u);
+    free(pos);
+    if (s == WGNN_OK) s = wgnn_graph_run(g->g, profile);
+    return s;
+}
+
+static wgnn_status check_ids(wgnn_lm *lm, const char *fn, const int32_t *ids, int n, int pos0) {
+    if (!ids || n < 1)
+        return wgnn__err(lm->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: no tokens (ids NULL or n < 1)", fn);
+    if (pos0 < 0 || (int64_t)pos0 + n > lm->info.max_context)
+        return wgnn__err(lm->ctx, WGNN_ERR_LIMIT,
+                         "%s: positions %d..%lld pass the KV cache's %d positions (wgnn_lm_options.max_context, "
+                         "--max-context)",
+                         fn, pos0, (long long)pos0 + n - 1, lm->info.max_context);
+    for (int i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= lm->info.vocab_size)
+            return wgnn__err(lm->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: token id %d (at %d) is not in [0, %d)", fn,
+                             ids[i], i, lm->info.vocab_size);
+    return WGNN_OK;
+}
+
+wgnn_status wgnn_lm_forward(wgnn_lm *lm, const int32_t *ids, int n, int pos0, float *logits) {
+    if (!lm) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = check_ids(lm, "wgnn_lm_forward", ids, n, pos0);
+    wgnn__lm_graph *g = NULL;
+    if (s == WGNN_OK) s = get_graph(lm, n, logits ? WGNN__LM_LOGITS : WGNN__LM_ARGMAX, 0, 0, 0, &g);
+    if (s == WGNN_OK) s = run(lm, g, ids, n, pos0, 0, 0);
+    if (s == WGNN_OK && logits)
+        s = wgnn_graph_read_output(g->g, g->out, logits, (size_t)n * (size_t)lm->info.vocab_size * sizeof *logits);
+    return s;
+}
+
+static bool is_eos(const wgnn_lm *lm, int32_t id) {
+    for (int i = 0; i < lm->info.n_eos; i++)
+        if (lm->info.eos[i] == id) return true;
+    return false;
+}
+
+/* splitmix64 -> a float in [0, 1) with 24 random bits */
+static float next_u(uint64_t *st) {
+    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (float)(z >> 40) / 16777216.0f;
+}
+
+wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, const wgnn_lm_generate_options *opts,
+                             wgnn_lm_token_fn on_token, void *user, wgnn_lm_stats *stats) {
+    if (!lm) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_lm_generate_options o = {0};
+    if (opts) o = *opts;
+    if (stats) memset(stats, 0, sizeof *stats);
+    wgnn_status s = check_ids(lm, "wgnn_lm_generate", prompt, n_prompt, 0);
+    if (s != WGNN_OK) return s;
+    if (o.max_new_tokens < 0)
+        return wgnn__err(lm->ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_lm_generate: max_new_tokens %d < 0",
+                         o.max_new_tokens);
+    float temp = o.temperature == 0 ? 1.0f : o.temperature, top_p = o.top_p == 0 ? 1.0f : o.top_p;
+    if (!o.greedy && (!(temp > 0) || temp > 1e6f || o.top_k < 0 || !(top_p > 0) || top_p > 1))
+        return wgnn__err(lm->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "wgnn_lm_generate: sampling needs temperature > 0, top_k >= 0 and top_p in (0, 1] "
+                         "(got %g, %d, %g); greedy decoding is argmax",
+                         (double)o.temperature, o.top_k, (double)o.top_p);
+    wgnn__lm_kind kind = o.greedy ? WGNN__LM_ARGMAX : WGNN__LM_SAMPLE;
+    uint64_t rng = o.seed;
+    int room = lm->info.max_context - n_prompt;
+    int max_new = o.max_new_tokens == 0 || o.max_new_tokens > room ? room : o.max_new_tokens;
+
+    /* prefill: the prompt in one run; the logits of every position only when asked */
+    double t0 = now_ms();
+    wgnn__lm_graph *g = NULL;
+    int32_t id = -1;
+    if (o.prefill_logits) {
+        s = get_graph(lm, n_prompt, WGNN__LM_LOGITS, 0, 0, 0, &g);
+        if (s == WGNN_OK) s = run(lm, g, prompt, n_prompt, 0, 0, o.profile);
+        if (s == WGNN_OK)
+            s = wgnn_graph_read_output(g->g, g->out, o.prefill_logits,
+                                       (size_t)n_prompt * (size_t)lm->info.vocab_size * sizeof(float));
+        if (s == WGNN_OK) lm->last_prefill = g->g;
+        /* the first new token: the last prompt token runs again as a
+         * one-token step (rewriting its cache row with the same values), so
+         * that the choice is made on the GPU by the same op as every later one */
+        if (s == WGNN_OK && max_new > 0) {
+            s = get_graph(lm, 1, kind, temp, o.top_k, top_p, &g);
+            if (s == WGNN_OK) s = run(lm, g, prompt + n_prompt - 1, 1, n_prompt - 1, next_u(&rng), 0);
+            if (s == WGNN_OK) s = wgnn_graph_read_output(g->g, g->out, &id, sizeof id);
+        }
+    } else if (max_new > 0) {
+        s = get_graph(lm, n_prompt, kind, temp, o.top_k, top_p, &g);
+        if (s == WGNN_OK) s = run(lm, g, prompt, n_prompt, 0, next_u(&rng), o.profile);
+        if (s == WGNN_OK) s = wgnn_graph_read_output(g->g, g->out, &id, sizeof id);
+        if (s == WGNN_OK) lm->last_prefill = g->g;
+    }
+    double t1 = now_ms();
+    if (stats) {
+        stats->prompt_tokens = n_prompt;
+        stats->prefill_ms = t1 - t0;
+    }
+    if (s != WGNN_OK || max_new == 0) return s;
+
+    /* decode: one run (one submit) per token; only the id comes back */
+    int pos = n_prompt, made = 0;
+    for (;;) {
+        made++;
+        if (stats) stats->generated_tokens = made;
+        bool stop = (on_token && on_token(user, id)) || (!o.ignore_eos && is_eos(lm, id)) || made >= max_new;
+        if (stop) break;
+        s = get_graph(lm, 1, kind, temp, o.top_k, top_p, &g);
+        bool last = made + 1 >= max_new;
+        if (s == WGNN_OK) s = run(lm, g, &id, 1, pos, next_u(&rng), o.profile && last);
+        if (s == WGNN_OK) s = wgnn_graph_read_output(g->g, g->out, &id, sizeof id);
+        if (s != WGNN_OK) break;
+        lm->last_decode = g->g;
+        pos++;
+    }
+    if (stats) stats->decode_ms = now_ms() - t1;
+    return s;
+}

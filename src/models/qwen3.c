@@ -1,0 +1,450 @@
+/* qwen3.c - Qwen3ForCausalLM (and Qwen2, Llama: the same graph without q/k
+ * norms): config.json, weights, and the graph of one run of n tokens.
+ *
+ * Graph of a run (batch 1, n tokens at positions pos[0..n), cache length
+ * lens[0] = pos[n-1] + 1 after it):
+ *   x = embedding(embed, ids)                                   [n, hidden]
+ *   per layer:
+ *     h = rms_norm(x)
+ *     q, k, v = linear(h)            [n, H*hd], [n, Hkv*hd] x 2
+ *     q, k: view [n, heads, hd] -> rms_norm over hd (Qwen3) -> rope with
+ *           cos/sin = embedding(table, pos) viewed [n, 1, hd]
+ *     k, v: view [1, n, Hkv, hd] -> permute [1, Hkv, n, hd] -> index_copy
+ *           into the layer's cache at pos (in place, dim 2)
+ *     att = sdpa_kvcache(q [1, H, n, hd], k_cache, v_cache, lens) -> [n, H*hd]
+ *     x += linear(att, o)
+ *     h = rms_norm(x); x += down(silu(gate(h)) * up(h))
+ *   x = rms_norm(x); logits = linear(x, lm_head) (every row, or the last
+ *   row only, then argmax or sample on the GPU). */
+#include "models/builder.h"
+#include "models/lm.h"
+#include "models/model.h" /* wgnn__weight_read */
+#include "ops/op.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- config.json ------------------------------------------------------------ */
+
+static wgnn_status jint(wgnn_lm *lm, const wgnn__json *j, const char *key, bool has_def, int64_t def, int64_t lo,
+                        int64_t hi, int *out) {
+    char err[512];
+    int64_t v = 0;
+    wgnn_status s = wgnn__json_int(j, key, has_def, def, lo, hi, &v, err, sizeof err);
+    if (s != WGNN_OK) return wgnn__err(lm->ctx, s, "%s", err);
+    *out = (int)v;
+    return WGNN_OK;
+}
+
+static bool is_null(const wgnn__json *j, const char *key) {
+    const cJSON *it = wgnn__json_get(j, key);
+    return !it || cJSON_IsNull(it);
+}
+
+/* eos_token_id: an integer or a list of them; false when absent or null. */
+static wgnn_status read_eos(wgnn_lm *lm, const wgnn__json *j, bool *found) {
+    *found = false;
+    if (!j || is_null(j, "eos_token_id")) return WGNN_OK;
+    const cJSON *it = wgnn__json_get(j, "eos_token_id");
+    wgnn_lm_info *in = &lm->info;
+    if (cJSON_IsNumber(it)) {
+        int v;
+        wgnn_status s = jint(lm, j, "eos_token_id", false, 0, 0, in->vocab_size - 1, &v);
+        if (s != WGNN_OK) return s;
+        in->eos[0] = v;
+        in->n_eos = 1;
+    } else {
+        double ids[8];
+        int got = 0;
+        char err[512];
+        wgnn_status s = wgnn__json_nums(j, "eos_token_id", ids, 0, 8, &got, err, sizeof err);
+        if (s != WGNN_OK) return wgnn__err(lm->ctx, s, "%s", err);
+        for (int i = 0; i < got; i++) {
+            if (ids[i] != floor(ids[i]) || ids[i] < 0 || ids[i] >= in->vocab_size)
+                return wgnn__err(lm->ctx, WGNN_ERR_FORMAT, "%s: eos_token_id[%d] = %g is not a token id (0..%d)",
+                                 j->label, i, ids[i], in->vocab_size - 1);
+            in->eos[i] = (int32_t)ids[i];
+        }
+        in->n_eos = got;
+    }
+    *found = true;
+    return WGNN_OK;
+}
+
+wgnn_status wgnn__qwen3_config(wgnn_lm *lm, const wgnn__json *j, const wgnn__json *gen) {
+    char err[512], type[32];
+    wgnn_lm_info *in = &lm->info;
+    wgnn_status s = wgnn__json_str(j, "model_type", NULL, type, sizeof type, err, sizeof err);
+    if (s != WGNN_OK) return wgnn__err(lm->ctx, s, "%s", err);
+    bool qwen3 = strcmp(type, "qwen3") == 0, qwen2 = strcmp(type, "qwen2") == 0, llama = strcmp(type, "llama") == 0;
+    if (!qwen3 && !qwen2 && !llama)
+        return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED,
+                         "%s: model_type \"%s\" is not a decoder wgnn runs (qwen3, qwen2, llama)", j->label, type);
+    snprintf(in->model_type, sizeof in->model_type, "%s", type);
+    if ((s = jint(lm, j, "vocab_size", false, 0, 1, INT32_MAX, &in->vocab_size)) ||
+        (s = jint(lm, j, "hidden_size", false, 0, 4, 1 << 17, &in->hidden_size)) ||
+        (s = jint(lm, j, "intermediate_size", false, 0, 1, 1 << 20, &in->intermediate_size)) ||
+        (s = jint(lm, j, "num_hidden_layers", false, 0, 1, 4096, &in->num_layers)) ||
+        (s = jint(lm, j, "num_attention_heads", false, 0, 1, 4096, &in->num_heads)) ||
+        (s = jint(lm, j, "num_key_value_heads", true, in->num_heads, 1, 4096, &in->num_kv_heads)))
+        return s;
+    int def_hd = in->hidden_size / in->num_heads;
+    if (is_null(j, "head_dim")) in->head_dim = def_hd;
+    else if ((s = jint(lm, j, "head_dim", false, 0, 1, 1 << 12, &in->head_dim))) return s;
+    int maxpos = 0;
+    if ((s = jint(lm, j, "max_position_embeddings", true, 4096, 1, 1 << 24, &maxpos))) return s;
+    if ((s = wgnn__json_num(j, "rms_norm_eps", true, 1e-6, 0.0, 1.0, &in->rms_norm_eps, err, sizeof err)))
+        return wgnn__err(lm->ctx, s, "%s", err);
+    /* rope: theta at the top level (transformers 4) or in rope_parameters (5) */
+    const char *rp = wgnn__json_has(j, "rope_parameters") && !is_null(j, "rope_parameters") ? "rope_parameters." : "";
+    const char *scal = *rp ? "rope_parameters" : "rope_scaling";
+    char key[64], rope_type[32] = "default";
+    snprintf(key, sizeof key, "%srope_theta", rp);
+    if ((s = wgnn__json_num(j, key, true, 10000.0, 1e-3, 1e12, &in->rope_theta, err, sizeof err)))
+        return wgnn__err(lm->ctx, s, "%s", err);
+    if (!is_null(j, scal)) {
+        snprintf(key, sizeof key, "%s.rope_type", scal);
+        if (!wgnn__json_has(j, key)) snprintf(key, sizeof key, "%s.type", scal);
+        if ((s = wgnn__json_str(j, key, "default", rope_type, sizeof rope_type, err, sizeof err)))
+            return wgnn__err(lm->ctx, s, "%s", err);
+    }
+    if (strcmp(rope_type, "default") != 0)
+        return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED,
+                         "%s: %s type \"%s\" is not supported (only the default rotary embedding)", j->label, scal,
+                         rope_type);
+    char act[32];
+    if ((s = wgnn__json_str(j, "hidden_act", "silu", act, sizeof act, err, sizeof err)))
+        return wgnn__err(lm->ctx, s, "%s", err);
+    if (strcmp(act, "silu") != 0)
+        return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED, "%s: hidden_act \"%s\" is not supported (silu)", j->label, act);
+    bool tie, abias;
+    if ((s = wgnn__json_bool(j, "tie_word_embeddings", true, false, &tie, err, sizeof err)) ||
+        (s = wgnn__json_bool(j, "attention_bias", true, false, &abias, err, sizeof err)))
+        return wgnn__err(lm->ctx, s, "%s", err);
+    if (abias && !qwen2)
+        return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED, "%s: attention_bias true is not supported for %s", j->label,
+                         type);
+    in->tie_word_embeddings = tie;
+    in->has_qk_norm = qwen3;
+    in->has_qkv_bias = qwen2;
+    if (in->num_heads % in->num_kv_heads)
+        return wgnn__err(lm->ctx, WGNN_ERR_FORMAT,
+                         "%s: num_attention_heads %d is not a multiple of num_key_value_heads %d", j->label,
+                         in->num_heads, in->num_kv_heads);
+    if (in->head_dim % 4)
+        return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED,
+                         "%s: head_dim %d is not a multiple of 4, which wgnn's attention needs", j->label,
+                         in->head_dim);
+    if (in->max_context == 0) in->max_context = maxpos < 4096 ? maxpos : 4096;
+    bool found = false;
+    if ((s = read_eos(lm, gen, &found))) return s;
+    if (!found && (s = read_eos(lm, j, &found))) return s;
+    return WGNN_OK;
+}
+
+/* ---- weights -------------------------------------------------------------------- */
+
+#define D1(a) 1, (int64_t[]){a}
+#define D2(a, b) 2, (int64_t[]){a, b}
+
+static wgnn_status upload(wgnn_lm *lm, const void *data, wgnn_dtype dt, int rank, const int64_t *dims,
+                          wgnn_tensor **out) {
+    wgnn_status s = wgnn_tensor_create(lm->ctx, dt, rank, dims, out);
+    if (s == WGNN_OK) s = wgnn_tensor_upload(lm->ctx, *out, data, (size_t)wgnn_tensor_nbytes(*out));
+    if (s == WGNN_OK) {
+        lm->info.weight_bytes += wgnn_tensor_nbytes(*out);
+    } else {
+        wgnn_tensor_destroy(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+/* A float32 vector (norm weights, biases). */
+static wgnn_status load_vec(wgnn_lm *lm, const wgnn__st *st, const char *name, int64_t n, wgnn_tensor **out) {
+    float *f = NULL;
+    wgnn_status s = wgnn__weight_read(lm->ctx, lm->dir, st, name, D1(n), &f);
+    if (s == WGNN_OK) s = upload(lm, f, WGNN_F32, D1(n), out);
+    if (s == WGNN_OK) lm->info.n_params += (uint64_t)n;
+    free(f);
+    return s;
+}
+
+/* A matrix [n, k] in the model's weight format: float32, float16, or int8
+ * rows (4 a word, little-endian) with scale = max |row| / 127, so that
+ * w ~= q * scale with q = round(w / scale) in [-127, 127]. */
+static wgnn_status put_mat(wgnn_lm *lm, const float *f, int64_t n, int64_t k, wgnn__lm_mat *m) {
+    wgnn_status s;
+    if (lm->weights == WGNN_LM_WEIGHTS_F32) return upload(lm, f, WGNN_F32, D2(n, k), &m->w);
+    if (lm->weights == WGNN_LM_WEIGHTS_F16) {
+        uint16_t *h = malloc((size_t)(n * k) * sizeof *h);
+        if (!h) return wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+        wgnn_f32_to_f16(f, h, (size_t)(n * k));
+        s = upload(lm, h, WGNN_F16, D2(n, k), &m->w);
+        free(h);
+        return s;
+    }
+    uint32_t *q = malloc((size_t)(n * k)); /* k % 4 == 0 (checked at load) */
+    float *sc = malloc((size_t)n * sizeof *sc);
+    if (!q || !sc) {
+        free(q);
+        free(sc);
+        return wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const float *row = f + i * k;
+        float mx = 0;
+        for (int64_t j = 0; j < k; j++) mx = fabsf(row[j]) > mx ? fabsf(row[j]) : mx;
+        float scale = mx > 0 ? mx / 127.0f : 1.0f;
+        sc[i] = scale;
+        for (int64_t j = 0; j < k; j += 4) {
+            uint32_t w = 0;
+            for (int b = 0; b < 4; b++) {
+                long v = lrintf(row[j + b] / scale);
+                v = v > 127 ? 127 : v < -127 ? -127 : v;
+                w |= (uint32_t)(uint8_t)(int8_t)v << (8 * b);
+            }
+            q[(i * k + j) / 4] = w;
+        }
+    }
+    s = upload(lm, q, WGNN_I32, D2(n, k / 4), &m->w);
+    if (s == WGNN_OK) s = upload(lm, sc, WGNN_F32, D1(n), &m->scale);
+    free(q);
+    free(sc);
+    return s;
+}
+
+static wgnn_status load_mat(wgnn_lm *lm, const wgnn__st *st, const char *name, int64_t n, int64_t k, bool bias,
+                            wgnn__lm_mat *m) {
+    char w[256], b[256];
+    snprintf(w, sizeof w, "%s.weight", name);
+    float *f = NULL;
+    wgnn_status s = wgnn__weight_read(lm->ctx, lm->dir, st, w, D2(n, k), &f);
+    if (s == WGNN_OK) s = put_mat(lm, f, n, k, m);
+    free(f);
+    if (s == WGNN_OK) lm->info.n_params += (uint64_t)(n * k);
+    if (s == WGNN_OK && bias) {
+        snprintf(b, sizeof b, "%s.bias", name);
+        s = load_vec(lm, st, b, n, &m->bias);
+    }
+    return s;
+}
+
+/* cos and sin of position p times inv_freq, as transformers computes them in
+ * float32 (inv_freq = 1 / theta^(2i/hd), freqs = p * inv_freq, emb =
+ * cat(freqs, freqs)). */
+static wgnn_status rope_tables(wgnn_lm *lm) {
+    const int hd = lm->info.head_dim, n = lm->info.max_context;
+    float *c = malloc((size_t)n * hd * sizeof *c), *sn = malloc((size_t)n * hd * sizeof *sn);
+    wgnn_status s = c && sn ? WGNN_OK : wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    for (int i = 0; s == WGNN_OK && i < hd / 2; i++) {
+        float e = (float)(2 * i) / (float)hd;
+        float inv = 1.0f / powf((float)lm->info.rope_theta, e);
+        for (int p = 0; p < n; p++) {
+            float fr = (float)p * inv;
+            c[(size_t)p * hd + i] = c[(size_t)p * hd + i + hd / 2] = (float)cos((double)fr);
+            sn[(size_t)p * hd + i] = sn[(size_t)p * hd + i + hd / 2] = (float)sin((double)fr);
+        }
+    }
+    if (s == WGNN_OK) s = upload(lm, c, WGNN_F32, D2(n, hd), &lm->cos);
+    if (s == WGNN_OK) s = upload(lm, sn, WGNN_F32, D2(n, hd), &lm->sin);
+    free(c);
+    free(sn);
+    return s;
+}
+
+wgnn_status wgnn__qwen3_load(wgnn_lm *lm, const wgnn__st *st) {
+    wgnn_lm_info *in = &lm->info;
+    const int64_t h = in->hidden_size, hd = in->head_dim, nq = (int64_t)in->num_heads * hd,
+                  nkv = (int64_t)in->num_kv_heads * hd, f = in->intermediate_size, V = in->vocab_size;
+    if (lm->weights == WGNN_LM_WEIGHTS_Q8 && (h % 4 || nq % 4 || f % 4))
+        return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED,
+                         "%s: int8 weights need hidden_size, heads*head_dim and intermediate_size to be multiples "
+                         "of 4",
+                         lm->dir);
+    wgnn_status s;
+    /* the embedding: float32, or float16 for the f16 and q8 formats (the
+     * lookup reads single rows; the tied lm_head then reads it as float16) */
+    float *emb = NULL;
+    if ((s = wgnn__weight_read(lm->ctx, lm->dir, st, "model.embed_tokens.weight", D2(V, h), &emb))) return s;
+    in->n_params += (uint64_t)(V * h);
+    if (lm->weights == WGNN_LM_WEIGHTS_F32) {
+        s = upload(lm, emb, WGNN_F32, D2(V, h), &lm->embed);
+    } else {
+        uint16_t *e16 = malloc((size_t)(V * h) * sizeof *e16);
+        if (!e16) s = wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+        else wgnn_f32_to_f16(emb, e16, (size_t)(V * h));
+        if (s == WGNN_OK) s = upload(lm, e16, WGNN_F16, D2(V, h), &lm->embed);
+        free(e16);
+    }
+    if (s == WGNN_OK && in->tie_word_embeddings) {
+        if (lm->weights == WGNN_LM_WEIGHTS_Q8) s = put_mat(lm, emb, V, h, &lm->lm_head);
+        else lm->lm_head.w = lm->embed;
+    }
+    free(emb);
+    if (s) return s;
+    if (!in->tie_word_embeddings && (s = load_mat(lm, st, "lm_head", V, h, false, &lm->lm_head))) return s;
+    if ((s = load_vec(lm, st, "model.norm.weight", h, &lm->norm))) return s;
+
+    lm->layers = calloc((size_t)in->num_layers, sizeof *lm->layers);
+    if (!lm->layers) return wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    for (int l = 0; l < in->num_layers; l++) {
+        wgnn__lm_layer *L = &lm->layers[l];
+        char a[64], nm[160];
+        snprintf(a, sizeof a, "model.layers.%d", l);
+#define NM(x) (snprintf(nm, sizeof nm, "%s.%s", a, x), nm)
+        bool qb = in->has_qkv_bias;
+        if ((s = load_vec(lm, st, NM("input_layernorm.weight"), h, &L->in_norm)) ||
+            (s = load_vec(lm, st, NM("post_attention_layernorm.weight"), h, &L->post_norm)) ||
+            (s = load_mat(lm, st, NM("self_attn.q_proj"), nq, h, qb, &L->q)) ||
+            (s = load_mat(lm, st, NM("self_attn.k_proj"), nkv, h, qb, &L->k)) ||
+            (s = load_mat(lm, st, NM("self_attn.v_proj"), nkv, h, qb, &L->v)) ||
+            (s = load_mat(lm, st, NM("self_attn.o_proj"), h, nq, false, &L->o)) ||
+            (s = load_mat(lm, st, NM("mlp.gate_proj"), f, h, false, &L->gate)) ||
+            (s = load_mat(lm, st, NM("mlp.up_proj"), f, h, false, &L->up)) ||
+            (s = load_mat(lm, st, NM("mlp.down_proj"), h, f, false, &L->down)))
+            return s;
+        if (in->has_qk_norm && ((s = load_vec(lm, st, NM("self_attn.q_norm.weight"), hd, &L->q_norm)) ||
+                                (s = load_vec(lm, st, NM("self_attn.k_norm.weight"), hd, &L->k_norm))))
+            return s;
+#undef NM
+        int64_t cd[4] = {1, in->num_kv_heads, in->max_context, hd};
+        if ((s = wgnn_tensor_create(lm->ctx, WGNN_F32, 4, cd, &L->kc)) ||
+            (s = wgnn_tensor_create(lm->ctx, WGNN_F32, 4, cd, &L->vc)))
+            return s;
+        in->cache_bytes += 2 * wgnn_tensor_nbytes(L->kc);
+    }
+    return rope_tables(lm);
+}
+
+/* ---- the graph of a run -------------------------------------------------------- */
+
+typedef wgnn__gb gb;
+#define gb_op wgnn__gb_op
+#define gb_view wgnn__gb_view
+
+static wgnn_value cst(gb *b, wgnn_tensor *t, const char *what) { return wgnn__gb_tensor(b, t, what); }
+
+/* x [rows, k] -> [rows, n] through a stored matrix. */
+static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m) {
+    wgnn_value in[4] = {x, cst(b, m->w, label), -1, -1};
+    int n_in = 2;
+    const char *op = "linear";
+    if (m->scale) {
+        op = "linear_q8";
+        in[n_in++] = cst(b, m->scale, label);
+    }
+    if (m->bias) in[n_in++] = cst(b, m->bias, label);
+    return gb_op(b, label, op, n_in, in, 0, NULL);
+}
+
+static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, int64_t dim) {
+    const wgnn_lm *lm = b->user;
+    char ns[48], eps[48];
+    snprintf(ns, sizeof ns, "normalized_shape=%lld", (long long)dim);
+    snprintf(eps, sizeof eps, "eps=%.17g", lm->info.rms_norm_eps);
+    const char *args[2] = {ns, eps};
+    wgnn_value in[2] = {x, cst(b, w, label)};
+    return gb_op(b, label, "rms_norm", 2, in, 2, args);
+}
+
+static wgnn_value bin(gb *b, const char *label, const char *op, wgnn_value x, wgnn_value y) {
+    wgnn_value in[2] = {x, y};
+    return gb_op(b, label, op, 2, in, 0, NULL);
+}
+
+static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, wgnn_value sinv, wgnn_value pos,
+                        wgnn_value lens) {
+    wgnn_lm *lm = b->user;
+    const wgnn_lm_info *in = &lm->info;
+    const wgnn__lm_layer *L = &lm->layers[l];
+    const int64_t H = in->num_heads, Hk = in->num_kv_heads, hd = in->head_dim;
+    char lab[96];
+#define LAB(x) (snprintf(lab, sizeof lab, "layers.%d.%s", l, x), lab)
+    wgnn_value h = rms(b, LAB("input_layernorm"), x, L->in_norm, in->hidden_size);
+    wgnn_value q = mat(b, LAB("self_attn.q_proj"), h, &L->q);
+    wgnn_value k = mat(b, LAB("self_attn.k_proj"), h, &L->k);
+    wgnn_value v = mat(b, LAB("self_attn.v_proj"), h, &L->v);
+    q = gb_view(b, q, 3, (int64_t[]){n, H, hd});
+    k = gb_view(b, k, 3, (int64_t[]){n, Hk, hd});
+    if (in->has_qk_norm) {
+        q = rms(b, LAB("self_attn.q_norm"), q, L->q_norm, hd);
+        k = rms(b, LAB("self_attn.k_norm"), k, L->k_norm, hd);
+    }
+    wgnn_value rq[3] = {q, cosv, sinv}, rk[3] = {k, cosv, sinv};
+    q = gb_op(b, LAB("self_attn.rope_q"), "apply_rotary_emb_hf", 3, rq, 0, NULL);
+    k = gb_op(b, LAB("self_attn.rope_k"), "apply_rotary_emb_hf", 3, rk, 0, NULL);
+    const char *perm[1] = {"dims=0,2,1,3"}, *dim2[1] = {"dim=2"};
+    q = gb_op(b, LAB("self_attn.q_heads"), "permute", 1, (wgnn_value[]){gb_view(b, q, 4, (int64_t[]){1, n, H, hd})},
+              1, perm);
+    k = gb_op(b, LAB("self_attn.k_heads"), "permute", 1, (wgnn_value[]){gb_view(b, k, 4, (int64_t[]){1, n, Hk, hd})},
+              1, perm);
+    v = gb_op(b, LAB("self_attn.v_heads"), "permute", 1, (wgnn_value[]){gb_view(b, v, 4, (int64_t[]){1, n, Hk, hd})},
+              1, perm);
+    wgnn_value kc = cst(b, L->kc, "k cache"), vc = cst(b, L->vc, "v cache");
+    wgnn__gb_op_into(b, "index_copy", 3, (wgnn_value[]){kc, pos, k}, 1, dim2, kc);
+    wgnn__gb_op_into(b, "index_copy", 3, (wgnn_value[]){vc, pos, v}, 1, dim2, vc);
+    wgnn_value att = gb_op(b, LAB("self_attn.sdpa"), "sdpa_kvcache", 4, (wgnn_value[]){q, kc, vc, lens}, 0, NULL);
+    att = gb_op(b, LAB("self_attn.merge"), "permute", 1, &att, 1, perm);
+    att = gb_view(b, att, 2, (int64_t[]){n, H * hd});
+    x = bin(b, LAB("residual1"), "add", x, mat(b, LAB("self_attn.o_proj"), att, &L->o));
+    h = rms(b, LAB("post_attention_layernorm"), x, L->post_norm, in->hidden_size);
+    wgnn_value g = mat(b, LAB("mlp.gate_proj"), h, &L->gate);
+    wgnn_value u = mat(b, LAB("mlp.up_proj"), h, &L->up);
+    g = gb_op(b, LAB("mlp.silu"), "silu", 1, &g, 0, NULL);
+    h = bin(b, LAB("mlp.mul"), "mul", g, u);
+    x = bin(b, LAB("residual2"), "add", x, mat(b, LAB("mlp.down_proj"), h, &L->down));
+#undef LAB
+    return x;
+}
+
+wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
+    const wgnn_lm_info *in = &lm->info;
+    const int64_t n = gr->n, hd = in->head_dim;
+    gb b = {lm->ctx, NULL, WGNN_OK, lm};
+    b.s = wgnn_graph_create(lm->ctx, &b.g);
+    gr->g = b.g;
+    if (b.s != WGNN_OK) return b.s;
+    gr->ids = wgnn__gb_input(&b, "ids", WGNN_I32, 1, (int64_t[]){n});
+    gr->pos = wgnn__gb_input(&b, "positions", WGNN_I32, 1, (int64_t[]){n});
+    gr->lens = wgnn__gb_input(&b, "cache_seqlens", WGNN_I32, 1, (int64_t[]){1});
+    gr->u = gr->kind == WGNN__LM_SAMPLE ? wgnn__gb_input(&b, "u", WGNN_F32, 1, (int64_t[]){1}) : -1;
+
+    wgnn_value x = gb_op(&b, "embed_tokens", "embedding", 2, (wgnn_value[]){cst(&b, lm->embed, "embed"), gr->ids},
+                         0, NULL);
+    if (wgnn_tensor_dtype(lm->embed) != WGNN_F32) {
+        const char *f32[1] = {"dtype=float32"};
+        x = gb_op(&b, "embed_tokens.float", "to_copy", 1, &x, 1, f32);
+    }
+    wgnn_value cosv = gb_op(&b, "rope.cos", "embedding", 2, (wgnn_value[]){cst(&b, lm->cos, "cos"), gr->pos}, 0, NULL);
+    wgnn_value sinv = gb_op(&b, "rope.sin", "embedding", 2, (wgnn_value[]){cst(&b, lm->sin, "sin"), gr->pos}, 0, NULL);
+    cosv = gb_view(&b, cosv, 3, (int64_t[]){n, 1, hd});
+    sinv = gb_view(&b, sinv, 3, (int64_t[]){n, 1, hd});
+    for (int l = 0; l < in->num_layers; l++) x = layer(&b, l, x, n, cosv, sinv, gr->pos, gr->lens);
+    if (gr->kind != WGNN__LM_LOGITS && n > 1) {
+        char st[48];
+        snprintf(st, sizeof st, "start=%lld", (long long)(n - 1));
+        const char *sl[2] = {"dim=0", st};
+        x = gb_op(&b, "last", "slice", 1, &x, 2, sl);
+    }
+    x = rms(&b, "norm", x, lm->norm, in->hidden_size);
+    wgnn_value logits = mat(&b, "lm_head", x, &lm->lm_head);
+    if (gr->kind == WGNN__LM_LOGITS) {
+        gr->out = logits;
+    } else if (gr->kind == WGNN__LM_ARGMAX) {
+        const char *d[1] = {"dim=-1"};
+        gr->out = gb_op(&b, "argmax", "argmax", 1, &logits, 1, d);
+    } else {
+        char t[48], k[48], p[48];
+        snprintf(t, sizeof t, "temperature=%.9g", (double)gr->temperature);
+        snprintf(k, sizeof k, "top_k=%d", gr->top_k);
+        snprintf(p, sizeof p, "top_p=%.9g", (double)gr->top_p);
+        const char *args[3] = {t, k, p};
+        gr->out = gb_op(&b, "sample", "sample", 2, (wgnn_value[]){logits, gr->u}, 3, args);
+    }
+    wgnn__gb_output(&b, gr->out);
+    if (b.s == WGNN_OK) b.s = wgnn_graph_build(b.g);
+    return b.s;
+}
