@@ -50,7 +50,7 @@ static wgnn_status read_eos(wgnn_lm *lm, const wgnn__json *j, bool *found) {
     const cJSON *it = wgnn__json_get(j, "eos_token_id");
     wgnn_lm_info *in = &lm->info;
     if (cJSON_IsNumber(it)) {
-        int v;
+        int v = 0;
         wgnn_status s = jint(lm, j, "eos_token_id", false, 0, 0, in->vocab_size - 1, &v);
         if (s != WGNN_OK) return s;
         in->eos[0] = v;
