@@ -1,0 +1,67 @@
+// linear_q8: y = (x W^T) * scale + bias with W int8 [N, K] stored four to a
+// u32 word (little-endian, k % 4 == 0 within a word), one float32 scale per
+// output column j (row of W): weight-only int8 quantization
+// (src/ops/quant.c, row "linear_q8"). Arithmetic in f32.
+//
+// A workgroup of WG threads computes NJ = WG / LANES outputs j for MR rows
+// of x (row block wid.z): LANES consecutive threads walk W's row j word by
+// word (consecutive addresses: whole lines per warp), each word is four
+// signed bytes against one vec4 of x; the MR partial sums are reduced
+// through workgroup memory. W is read once per row block: for decoding
+// (a few rows) this is the weight-bound product.
+//
+// Prelude (src/ops/quant.c): struct Params, consts WG, LANES, MR, HAS_BIAS.
+// Dispatch: (ceil(n / NJ) folded into x*y, row blocks); see common/grid.
+#include "common/grid"
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> X: array<vec4<f32>>; // [m, k4]
+@group(0) @binding(2) var<storage, read> W: array<u32>;       // [n, k4]
+@group(0) @binding(3) var<storage, read> SCALE: array<f32>;   // [n]
+@group(0) @binding(4) var<storage, read_write> Y: array<f32>; // [m, n]
+@group(0) @binding(5) var<storage, read> BIAS: array<f32>;    // [n] (a dummy without HAS_BIAS)
+
+const NJ: u32 = WG / LANES;
+var<workgroup> RED: array<f32, WG * MR>;
+
+fn dequant(q: u32) -> vec4<f32> {
+    let s = bitcast<i32>(q);
+    return vec4<f32>(f32((s << 24u) >> 24u), f32((s << 16u) >> 24u), f32((s << 8u) >> 24u), f32(s >> 24u));
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) tid: u32) {
+    let lane = tid % LANES;
+    let jl = tid / LANES;
+    let j = wg_flat(vec3(wid.x, wid.y, 0u), nwg) * NJ + jl;
+    let r0 = wid.z * MR;
+    var acc: array<f32, MR>;
+    for (var r = 0u; r < MR; r++) { acc[r] = 0.0; }
+    if (j < P.n) {
+        let row = j * P.k4;
+        for (var w = lane; w < P.k4; w += LANES) {
+            let wv = dequant(W[row + w]);
+            for (var r = 0u; r < MR; r++) {
+                if (r0 + r < P.m) { acc[r] += dot(X[(r0 + r) * P.k4 + w], wv); }
+            }
+        }
+    }
+    for (var r = 0u; r < MR; r++) { RED[r * WG + tid] = acc[r]; }
+    workgroupBarrier();
+    for (var s = LANES / 2u; s > 0u; s >>= 1u) {
+        if (lane < s) {
+            for (var r = 0u; r < MR; r++) { RED[r * WG + tid] += RED[r * WG + tid + s]; }
+        }
+        workgroupBarrier();
+    }
+    if (lane == 0u && j < P.n) {
+        for (var r = 0u; r < MR; r++) {
+            if (r0 + r < P.m) {
+                var v = RED[r * WG + tid] * SCALE[j];
+                if (HAS_BIAS) { v += BIAS[j]; }
+                Y[(r0 + r) * P.n + j] = v;
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+/* quant.c - the row "linear_q8": a linear layer on int8 weights with one
+ * float32 scale per output (weight-only quantization, as the seed's
+ * quantized_linear), shaders/linear_q8.wgsl.
+ *
+ * Weight format: W int8 [N, K] as int32 [N, K/4], each word four signed
+ * bytes, k ascending from the low byte (numpy: w8.view(np.int32) of a C
+ * order int8 array); the output is
+ *     y[m, j] = sum_k x[m, k] * W[j, k] * scale[j] + bias[j].
+ * Quantizing (done by the caller, e.g. src/models/qwen3.c) with
+ * scale[j] = max_k |w[j, k]| / 127 and W = round(w / scale) keeps every
+ * weight within scale / 2 of its float value. */
+#include "op.h"
+#include "ref/gemm_ref.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define Q8_PARAMS(X, S) X(S, u32, m) X(S, u32, n) X(S, u32, k4)
+WGNN__PARAMS_STRUCT(q8_params, Q8_PARAMS);
+WGNN__PARAMS_CHECK(q8_params, Q8_PARAMS)
+
+static wgnn_status q8_check(wgnn__node *n) {
+    const wgnn_desc *x = &n->in[0], *w = &n->in[1], *sc = &n->in[2], *b = n->n_in > 3 ? &n->in[3] : NULL;
+    char xs[160], ws[160], ss[160];
+    wgnn__dims_str(x, xs, sizeof xs);
+    wgnn__dims_str(w, ws, sizeof ws);
+    wgnn__dims_str(sc, ss, sizeof ss);
+    if (x->dtype != WGNN_F32 || x->rank < 1)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "input is %s %s; it must be float32 [..., K]",
+                              wgnn_dtype_name(x->dtype), xs);
+    if (w->dtype != WGNN_I32 || w->rank != 2)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "weight is %s %s; it must be int32 [N, K/4]: int8 weights packed four to a word",
+                              wgnn_dtype_name(w->dtype), ws);
+    int64_t k = x->dims[x->rank - 1];
+    if (k % 4 != 0 || w->dims[1] * 4 != k)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "input %s has K=%lld but weight %s holds %lld int8 per row: K must be a multiple of 4 "
+                              "and equal 4 * weight.dims[1]",
+                              xs, (long long)k, ws, (long long)(w->dims[1] * 4));
+    if (sc->dtype != WGNN_F32 || sc->rank != 1 || sc->dims[0] != w->dims[0])
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale is %s %s; it must be float32 [N] = [%lld]",
+                              wgnn_dtype_name(sc->dtype), ss, (long long)w->dims[0]);
+    if (b && (b->dtype != WGNN_F32 || b->rank != 1 || b->dims[0] != w->dims[0])) {
+        char bs[160];
+        wgnn__dims_str(b, bs, sizeof bs);
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "bias is %s %s; it must be float32 [N] = [%lld]",
+                              wgnn_dtype_name(b->dtype), bs, (long long)w->dims[0]);
+    }
+    n->n_out = 1;
+    n->out[0] = *x;
+    n->out[0].dims[x->rank - 1] = w->dims[0];
+    return WGNN_OK;
+}
+
+static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                           wgnn_tensor *const *out, wgnn__plan *p) {
+    uint64_t rows = wgnn__desc_numel(&n->in[0]) / (uint64_t)n->in[0].dims[n->in[0].rank - 1];
+    uint64_t nn = (uint64_t)n->in[1].dims[0], k4 = (uint64_t)n->in[1].dims[1];
+    uint64_t lim = ctx->limits.maxStorageBufferBindingSize;
+    const char *names[3] = {"input", "weight", "output"};
+    uint64_t sizes[3] = {in[0]->nbytes, in[1]->nbytes, out[0]->nbytes};
+    for (int i = 0; i < 3; i++)
+        if (sizes[i] > lim)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                             "linear_q8: the %s holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu)",
+                             names[i], (unsigned long long)sizes[i], (unsigned long long)lim);
+    if (rows * k4 > UINT32_MAX || nn * k4 > UINT32_MAX || rows * nn > UINT32_MAX)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "linear_q8: more than 2^32 elements in one operand");
+    /* MR rows of x per workgroup: decoding's few rows in one block, else
+     * blocks of 8 (W is read once per block) */
+    uint32_t mr = rows <= 4 ? (uint32_t)rows : 8u;
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256), lanes = 32;
+    while (lanes > 1 && lanes > k4) lanes /= 2;
+    if (lanes > wg) lanes = wg;
+    uint64_t row_blocks = (rows + mr - 1) / mr;
+    if (row_blocks > ctx->limits.maxComputeWorkgroupsPerDimension)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "linear_q8: %llu rows need more row blocks than a grid dim holds",
+                         (unsigned long long)rows);
+    char pre[1024];
+    bool bias = n->n_in > 3;
+    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst HAS_BIAS: bool = %s;\n",
+             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, bias ? "true" : "false");
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "linear_q8", pre, NULL, 0, &pipe);
+    uint32_t nj = wg / lanes, gx, gy;
+    if (s == WGNN_OK)
+        s = wgnn__compute_2d_workgroup_count(ctx, (nn + nj - 1) / nj, ctx->limits.maxComputeWorkgroupsPerDimension,
+                                             "linear_q8", &gx, &gy);
+    if (s != WGNN_OK) return s;
+    q8_params qp = {(uint32_t)rows, (uint32_t)nn, (uint32_t)k4};
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &qp, sizeof qp, gx, gy, (uint32_t)row_blocks);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind(d, in[0]->buf, 0, 0);
+    wgnn__plan_bind(d, in[1]->buf, 0, 0);
+    wgnn__plan_bind(d, in[2]->buf, 0, 0);
+    wgnn__plan_bind(d, out[0]->buf, 0, 0);
+    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, bias ? in[3]->buf : NULL, false), 0, 0);
+    return WGNN_OK;
+}
+
+static wgnn_status q8_ref(wgnn__node *n, const void *const *in, void *const *out) {
+    const float *x = in[0], *sc = in[2], *bias = n->n_in > 3 ? in[3] : NULL;
+    const int8_t *w = in[1]; /* little-endian words: byte order is k order */
+    uint64_t k = (uint64_t)n->in[0].dims[n->in[0].rank - 1], nn = (uint64_t)n->in[1].dims[0];
+    uint64_t rows = wgnn__desc_numel(&n->in[0]) / k;
+    float *y = out[0];
+    for (uint64_t r = 0; r < rows; r++)
+        for (uint64_t j = 0; j < nn; j++) {
+            double acc = 0;
+            for (uint64_t i = 0; i < k; i++) acc += (double)x[r * k + i] * (double)w[j * k + i];
+            acc *= sc[j];
+            if (bias) acc += bias[j];
+            y[r * nn + j] = (float)acc;
+        }
+    return WGNN_OK;
+}
+
+const wgnn__op wgnn__op_linear_q8 = {
+    {"linear_q8",
+     "input . (weight * scale)^T + bias on int8 weights with a float32 scale per output (weight-only quantization)",
+     "input, weight, scale, [bias]",
+     "input [..., K] float32 (K % 4 == 0), weight int32 [N, K/4] (int8 [N, K] packed four to a word, k ascending "
+     "from the low byte: numpy's w8.view(np.int32)), scale float32 [N], bias float32 [N] -> [..., N] float32",
+     3, 4, 0, NULL},
+    q8_check,
+    q8_plan,
+    q8_ref,
+    false,
+};
