@@ -127,6 +127,15 @@ typedef wgnn_status (*run_fn)(wgnn_context *ctx, void *user);
  * sync when the device cannot time (t->timer says which). */
 int time_runs(wgnn_context *ctx, run_fn run, void *user, int warmup, int iters, timing *t, char *err);
 
+/* ---- profiles ------------------------------------------------------------------ */
+
+/* After a profiled run of g: its nodes by GPU time (the 40 longest), then
+ * the time per op name, under the heading title. *sum gets the nodes' GPU
+ * time summed, *total the span from the first start to the last end (ns).
+ * When the profile cannot be read, prints why and returns its status. */
+wgnn_status print_profile(FILE *info, wgnn_context *ctx, wgnn_graph *g, const char *title, uint64_t *sum,
+                          uint64_t *total);
+
 /* ---- reading inputs ---------------------------------------------------------- */
 
 /* Reads only the header of the .npy at path (a pipe, whose header cannot be

@@ -32,10 +32,6 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static int cmp_prof(const void *a, const void *b) {
-    const wgnn_graph_prof *x = a, *y = b;
-    return x->gpu_ns < y->gpu_ns ? 1 : x->gpu_ns > y->gpu_ns ? -1 : 0;
-}
 
 /* Compares out with the reference file; prints a line; CLI_CHECK on mismatch. */
 static int compare(FILE *info, const char *what, const char *path, const float *out, const wgnn_desc *d, double atol,
@@ -220,49 +216,15 @@ int cmd_run(const global_opts *g, int argc, char **argv) {
             (double)st.constant_bytes / 1e6);
 
     if (profile) {
-        const wgnn_graph_prof *recs = NULL;
-        int n = 0;
-        uint64_t total = 0;
-        s = wgnn_graph_profile(gr, &recs, &n, &total);
-        if (s == WGNN_OK) {
-            wgnn_graph_prof *sorted = malloc((size_t)(n ? n : 1) * sizeof *sorted);
-            if (sorted) {
-                memcpy(sorted, recs, (size_t)n * sizeof *sorted);
-                qsort(sorted, (size_t)n, sizeof *sorted, cmp_prof);
-                uint64_t sum = 0;
-                for (int i = 0; i < n; i++) sum += sorted[i].gpu_ns;
-                /* per op: totals */
-                fprintf(info, "profile (last run): %-44s %-18s %6s %10s %6s\n", "node", "op", "disp", "gpu us", "%");
-                int shown = n < 40 ? n : 40;
-                for (int i = 0; i < shown; i++)
-                    fprintf(info, "  %-62s %-18s %6d %10.1f %6.2f\n", sorted[i].label[0] ? sorted[i].label : "-",
-                            sorted[i].op, sorted[i].dispatches, (double)sorted[i].gpu_ns / 1e3,
-                            sum ? 100.0 * (double)sorted[i].gpu_ns / (double)sum : 0);
-                if (n > shown) fprintf(info, "  ... %d more nodes\n", n - shown);
-                /* per op name */
-                fprintf(info, "by op:\n");
-                for (int i = 0; i < n; i++) {
-                    bool seen = false;
-                    for (int j = 0; j < i && !seen; j++) seen = strcmp(sorted[j].op, sorted[i].op) == 0;
-                    if (seen) continue;
-                    uint64_t t = 0;
-                    int cnt = 0;
-                    for (int j = 0; j < n; j++)
-                        if (strcmp(sorted[j].op, sorted[i].op) == 0) t += sorted[j].gpu_ns, cnt++;
-                    fprintf(info, "  %-18s %4d nodes %10.1f us %6.2f%%\n", sorted[i].op, cnt, (double)t / 1e3,
-                            sum ? 100.0 * (double)t / (double)sum : 0);
-                }
-                fprintf(info, "GPU time: %.3f ms summed over nodes, %.3f ms first start to last end; wall %.3f ms "
-                              "(median of all runs), %.3f ms (the profiled run); runtime overhead (the profiled "
-                              "run's wall - GPU span) %.3f ms; peak GPU memory %.1f MB\n",
-                        (double)sum / 1e6, (double)total / 1e6, wall[iters / 2], wall_profiled,
-                        wall_profiled - (double)total / 1e6,
-                        (double)(st.peak_bytes + st.scratch_bytes + st.io_bytes + st.constant_bytes + st.uniform_bytes) / 1e6);
-                free(sorted);
-            }
-        } else {
-            fprintf(info, "profile: %s\n", wgnn_context_error(ctx));
-        }
+        uint64_t sum = 0, total = 0;
+        if (print_profile(info, ctx, gr, "profile (last run)", &sum, &total) == WGNN_OK)
+            fprintf(info, "GPU time: %.3f ms summed over nodes, %.3f ms first start to last end; wall %.3f ms "
+                          "(median of all runs), %.3f ms (the profiled run); runtime overhead (the profiled "
+                          "run's wall - GPU span) %.3f ms; peak GPU memory %.1f MB\n",
+                    (double)sum / 1e6, (double)total / 1e6, wall[iters / 2], wall_profiled,
+                    wall_profiled - (double)total / 1e6,
+                    (double)(st.peak_bytes + st.scratch_bytes + st.io_bytes + st.constant_bytes + st.uniform_bytes) /
+                        1e6);
     }
 
     wgnn_desc dl, dp;

@@ -1,7 +1,7 @@
 /* main.c - the command-line program: global options and the command table.
  *
- * Uses the public API (include/wgnn.h) only, but for `tokenize`
- * (cmd_tokenize.c says why). Exit status: 0 success,
+ * Uses the public API (include/wgnn.h) only, but for the tokenizer of
+ * `tokenize` and `generate` (cmd_tokenize.c says why). Exit status: 0 success,
  * 1 runtime failure (GPU, file, a check the library made), 2 usage error,
  * 3 a --check comparison with the CPU reference failed.
  */
@@ -19,6 +19,7 @@ static const char k_usage_main[] =
     "  info     list the adapters, then the chosen one's limits and features\n"
     "  run      a vision encoder (ViT, SigLIP) from a Hugging Face folder on images\n"
     "  tokenize text to token ids and back with a Hugging Face tokenizer.json\n"
+    "  generate text from a decoder LM folder (Qwen3, Qwen2, Llama), streamed\n"
     "  op       run one op of the table on .npy files (`wgnn op --list` lists them)\n"
     "  sdpa     scaled dot-product attention on .npy files\n"
     "  rand     write a float32 .npy of uniform random values\n"
@@ -44,6 +45,7 @@ static const struct command {
     {"info", k_usage_info, cmd_info},    {"op", k_usage_op, cmd_op},       {"sdpa", k_usage_sdpa, cmd_sdpa},
     {"rand", k_usage_rand, cmd_rand},    {"bench", k_usage_bench, cmd_bench}, {"demo", k_usage_demo, cmd_demo},
     {"run", k_usage_run, cmd_run},       {"tokenize", k_usage_tokenize, cmd_tokenize},
+    {"generate", k_usage_generate, cmd_generate},
 };
 
 static const struct command *find_command(const char *name) {
