@@ -126,6 +126,12 @@ wgnn_status wgnn__qwen3_config(wgnn_lm *lm, const wgnn__json *j, const wgnn__jso
     if (abias && !qwen2)
         return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED, "%s: attention_bias true is not supported for %s", j->label,
                          type);
+    bool sliding;
+    if ((s = wgnn__json_bool(j, "use_sliding_window", true, false, &sliding, err, sizeof err)))
+        return wgnn__err(lm->ctx, s, "%s", err);
+    if (sliding)
+        return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED,
+                         "%s: use_sliding_window true: sliding-window attention is not supported", j->label);
     in->tie_word_embeddings = tie;
     in->has_qk_norm = qwen3;
     in->has_qkv_bias = qwen2;

@@ -1,0 +1,328 @@
+/* test_lm.c - decoder LMs (wgnn_lm_*) from the tiny random-init Qwen3
+ * folders in tests/models/qwen3{,_untied} (made by
+ * tests/models/make_qwen3_fixtures.py) against PyTorch's stored outputs:
+ *   - prefill logits of every prompt (english, chat, accents, cjk, emoji,
+ *     whitespace) at atol/rtol 1e-3;
+ *   - 24-token greedy continuations, exactly (EOS included when HF stopped);
+ *   - each decode step's logits against HF's (the KV cache read back),
+ *     and KV-cache decode against a full recompute;
+ *   - f16 and q8 weight storage (looser logits), the untied lm_head;
+ *   - sampling on the GPU: top_k=1 and a tiny top_p are greedy, a seed
+ *     repeats;
+ *   - bad folders and bad calls. */
+#define _GNU_SOURCE /* mkdtemp */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char g_root[1024];
+
+static bool load_npy(const char *model, const char *file, wgnn_npy *out) {
+    char p[1200], err[512];
+    snprintf(p, sizeof p, "%s/tests/models/%s/%s", g_root, model, file);
+    wgnn_status s = wgnn_npy_load(p, out, err, sizeof err);
+    CHECK(s == WGNN_OK, "%s", err);
+    return s == WGNN_OK;
+}
+
+static wgnn_lm *load(wgnn_context *ctx, const char *model, wgnn_lm_weights w, int max_ctx) {
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/tests/models/%s", g_root, model);
+    wgnn_lm_options o = {w, max_ctx};
+    wgnn_lm *lm = NULL;
+    wgnn_status s = wgnn_lm_load(ctx, dir, &o, &lm);
+    CHECK(s == WGNN_OK, "load %s: %s", model, wgnn_context_error(ctx));
+    return lm;
+}
+
+typedef struct collect {
+    int32_t ids[64];
+    int n;
+} collect;
+
+static int on_tok(void *user, int32_t id) {
+    collect *c = user;
+    if (c->n < 64) c->ids[c->n++] = id;
+    return 0;
+}
+
+/* Prefill logits, the greedy continuation, decode-step logits. */
+static void check_prompt(wgnn_context *ctx, wgnn_lm *lm, const char *model, const char *name, double atol,
+                         double rtol, bool exact) {
+    char f[128];
+    wgnn_npy ids, ref, gen, steps;
+    snprintf(f, sizeof f, "%s_ids.npy", name);
+    if (!load_npy(model, f, &ids)) return;
+    snprintf(f, sizeof f, "%s_prefill_logits.npy", name);
+    if (!load_npy(model, f, &ref)) return;
+    wgnn_lm_info in;
+    wgnn_lm_get_info(lm, &in);
+    int n = (int)ids.numel;
+    const int32_t *p = ids.data;
+    float *lg = malloc((size_t)n * (size_t)in.vocab_size * sizeof *lg);
+    wgnn_status s = wgnn_lm_forward(lm, p, n, 0, lg);
+    CHECK(s == WGNN_OK, "%s/%s forward: %s", model, name, wgnn_context_error(ctx));
+    double worst = 0;
+    bool ok = s == WGNN_OK && tu_close(lg, ref.data, ref.numel, atol, rtol, &worst);
+    CHECK(ok, "%s/%s prefill logits: max |diff| %.3g", model, name, worst);
+    printf("  %-14s %-10s prefill %2d tokens: max |diff| %.2g\n", model, name, n, worst);
+
+    /* greedy continuation, exact (only for exact weight formats) */
+    snprintf(f, sizeof f, "%s_gen_ids.npy", name);
+    if (exact && load_npy(model, f, &gen)) {
+        collect c = {{0}, 0};
+        wgnn_lm_generate_options go = {0};
+        go.greedy = 1;
+        go.max_new_tokens = 24;
+        wgnn_lm_stats st;
+        s = wgnn_lm_generate(lm, p, n, &go, on_tok, &c, &st);
+        CHECK(s == WGNN_OK, "%s/%s generate: %s", model, name, wgnn_context_error(ctx));
+        bool same = c.n == (int)gen.numel && memcmp(c.ids, gen.data, gen.numel * sizeof(int32_t)) == 0;
+        int first = 0;
+        while (first < c.n && first < (int)gen.numel && c.ids[first] == ((const int32_t *)gen.data)[first]) first++;
+        CHECK(same, "%s/%s greedy: %d ids, HF %d; first differing at %d", model, name, c.n, (int)gen.numel, first);
+        CHECK(st.prompt_tokens == n && st.generated_tokens == c.n, "%s/%s stats", model, name);
+
+        /* each decode step's logits (the KV cache after the prompt) */
+        snprintf(f, sizeof f, "%s_step_logits.npy", name);
+        if (load_npy(model, f, &steps)) {
+            float *row = malloc((size_t)in.vocab_size * sizeof *row);
+            s = wgnn_lm_forward(lm, p, n, 0, NULL);
+            double w2 = 0;
+            for (int i = 0; s == WGNN_OK && i + 1 < c.n && i + 1 < (int)steps.dims[0]; i++) {
+                s = wgnn_lm_forward(lm, &c.ids[i], 1, n + i, row);
+                double w = 0;
+                CHECK(s == WGNN_OK && tu_close(row, (const float *)steps.data + (size_t)(i + 1) * in.vocab_size,
+                                               (size_t)in.vocab_size, atol, rtol, &w),
+                      "%s/%s decode step %d logits: max |diff| %.3g (%s)", model, name, i + 1, w,
+                      wgnn_context_error(ctx));
+                if (w > w2) w2 = w;
+            }
+            printf("  %-14s %-10s greedy %d ids equal HF's; decode-step logits max |diff| %.2g\n", model, name, c.n,
+                   w2);
+            free(row);
+            wgnn_npy_free(&steps);
+        }
+        wgnn_npy_free(&gen);
+    }
+
+    /* KV-cache decode equals a full recompute: the last three positions one at a time */
+    if (s == WGNN_OK && n > 4) {
+        float *row = malloc((size_t)in.vocab_size * sizeof *row);
+        s = wgnn_lm_forward(lm, p, n - 3, 0, NULL);
+        double w = 0, wi;
+        for (int i = n - 3; s == WGNN_OK && i < n; i++) {
+            s = wgnn_lm_forward(lm, &p[i], 1, i, row);
+            CHECK(s == WGNN_OK && tu_close(row, lg + (size_t)i * in.vocab_size, (size_t)in.vocab_size, 1e-4, 1e-4, &wi),
+                  "%s/%s: decode at %d differs from the full run by %.3g", model, name, i, wi);
+            if (wi > w) w = wi;
+        }
+        CHECK(s == WGNN_OK, "%s/%s cache decode: %s", model, name, wgnn_context_error(ctx));
+        free(row);
+    }
+    free(lg);
+    wgnn_npy_free(&ids);
+    wgnn_npy_free(&ref);
+}
+
+static const char *const k_prompts[] = {"english", "chat", "accents", "cjk", "emoji", "whitespace"};
+
+static void test_sampling(wgnn_context *ctx, wgnn_lm *lm) {
+    wgnn_npy ids;
+    if (!load_npy("qwen3", "english_ids.npy", &ids)) return;
+    const int32_t *p = ids.data;
+    int n = (int)ids.numel;
+    collect greedy = {{0}, 0}, k1 = {{0}, 0}, p0 = {{0}, 0}, a = {{0}, 0}, b = {{0}, 0}, c = {{0}, 0};
+    wgnn_lm_generate_options go = {0};
+    go.max_new_tokens = 12;
+    go.ignore_eos = 1;
+    go.greedy = 1;
+    wgnn_status s = wgnn_lm_generate(lm, p, n, &go, on_tok, &greedy, NULL);
+    go.greedy = 0;
+    go.temperature = 0.7f;
+    go.top_k = 1;
+    if (s == WGNN_OK) s = wgnn_lm_generate(lm, p, n, &go, on_tok, &k1, NULL);
+    go.top_k = 0;
+    go.top_p = 1e-6f;
+    if (s == WGNN_OK) s = wgnn_lm_generate(lm, p, n, &go, on_tok, &p0, NULL);
+    go.top_p = 0.9f;
+    go.top_k = 50;
+    go.temperature = 1.5f;
+    go.seed = 7;
+    if (s == WGNN_OK) s = wgnn_lm_generate(lm, p, n, &go, on_tok, &a, NULL);
+    if (s == WGNN_OK) s = wgnn_lm_generate(lm, p, n, &go, on_tok, &b, NULL);
+    go.seed = 8;
+    if (s == WGNN_OK) s = wgnn_lm_generate(lm, p, n, &go, on_tok, &c, NULL);
+    CHECK(s == WGNN_OK, "sampling: %s", wgnn_context_error(ctx));
+    CHECK(greedy.n == 12 && k1.n == 12 && memcmp(greedy.ids, k1.ids, sizeof k1.ids) == 0, "top_k=1 is greedy");
+    CHECK(p0.n == 12 && memcmp(greedy.ids, p0.ids, sizeof p0.ids) == 0, "top_p=1e-6 is greedy");
+    CHECK(a.n == 12 && memcmp(a.ids, b.ids, sizeof a.ids) == 0, "one seed, one sequence");
+    CHECK(memcmp(a.ids, c.ids, sizeof a.ids) != 0 && memcmp(a.ids, greedy.ids, sizeof a.ids) != 0,
+          "temperature 1.5, another seed: another sequence (and not the greedy one)");
+    printf("  sampling: top_k=1 and top_p=1e-6 equal greedy; seed 7 twice equal; seed 8 differs\n");
+    wgnn_npy_free(&ids);
+}
+
+static void test_bad_calls(wgnn_context *ctx, wgnn_lm *lm) {
+    int32_t ids[3] = {1, 2, 3}, bad[2] = {1, 5000};
+    float lg[1];
+    wgnn_status s = wgnn_lm_forward(lm, ids, 3, 30, NULL); /* max_context 32 */
+    CHECK(s == WGNN_ERR_LIMIT && strstr(wgnn_context_error(ctx), "max_context"), "past the cache: %s",
+          wgnn_context_error(ctx));
+    s = wgnn_lm_forward(lm, bad, 2, 0, NULL);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && strstr(wgnn_context_error(ctx), "5000"), "bad id: %s",
+          wgnn_context_error(ctx));
+    s = wgnn_lm_forward(lm, ids, 0, 0, lg);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT, "no tokens");
+    wgnn_lm_generate_options go = {0};
+    go.temperature = -1;
+    s = wgnn_lm_generate(lm, ids, 3, &go, NULL, NULL, NULL);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && strstr(wgnn_context_error(ctx), "temperature"), "temperature -1: %s",
+          wgnn_context_error(ctx));
+}
+
+/* ---- broken folders ------------------------------------------------------------ */
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) b[n] = 0;
+    *len = (size_t)n;
+    return b;
+}
+
+static void write_file(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
+static void copy_edit(const char *dir, const char *file, const char *find, const char *repl, size_t cut) {
+    char src[1200], dst[1200];
+    size_t len;
+    snprintf(src, sizeof src, "%s/tests/models/qwen3/%s", g_root, file);
+    snprintf(dst, sizeof dst, "%s/%s", dir, file);
+    char *b = read_file(src, &len);
+    if (!b) return;
+    char *at = find ? strstr(b, find) : NULL;
+    if (at) {
+        size_t pre = (size_t)(at - b), out = len - strlen(find) + strlen(repl);
+        char *o = malloc(out + 1);
+        memcpy(o, b, pre);
+        memcpy(o + pre, repl, strlen(repl));
+        memcpy(o + pre + strlen(repl), at + strlen(find), len - pre - strlen(find));
+        write_file(dst, o, out);
+        free(o);
+    } else {
+        write_file(dst, b, cut ? cut : len);
+    }
+    free(b);
+}
+
+static void broken_folders(wgnn_context *ctx) {
+    char tmpl[] = "/tmp/wgnn_lm_XXXXXX";
+    char *root = mkdtemp(tmpl);
+    CHECK(root != NULL, "mkdtemp");
+    if (!root) return;
+    struct {
+        const char *name, *file, *find, *repl;
+        size_t cut;
+        const char *needle;
+    } cases[] = {
+        {"unknown_type", "config.json", "\"model_type\": \"qwen3\"", "\"model_type\": \"gpt2\"", 0, "gpt2"},
+        {"bad_act", "config.json", "\"hidden_act\": \"silu\"", "\"hidden_act\": \"gelu\"", 0, "hidden_act"},
+        {"heads", "config.json", "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3", 0, "num_key_value_heads"},
+        {"more_layers", "config.json", "\"num_hidden_layers\": 2", "\"num_hidden_layers\": 3", 0, "model.layers.2."},
+        {"mis_shaped", "config.json", "\"intermediate_size\": 128", "\"intermediate_size\": 96", 0, "mlp.gate_proj.weight"},
+        {"rope_scaling", "config.json", "\"rope_type\": \"default\"", "\"rope_type\": \"yarn\"", 0, "yarn"},
+        {"sliding", "config.json", "\"use_sliding_window\": false", "\"use_sliding_window\": true", 0, "sliding"},
+        {"bad_eos", "generation_config.json", "\"eos_token_id\": 1023", "\"eos_token_id\": 99999", 0, "eos_token_id"},
+        {"truncated", "model.safetensors", NULL, NULL, 5000, "model.safetensors"},
+        {"bad_json", "config.json", "{", "{{", 0, "config.json"},
+    };
+    static const char *const files[3] = {"config.json", "generation_config.json", "model.safetensors"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[256];
+        snprintf(dir, sizeof dir, "%s/%s", root, cases[i].name);
+        mkdir(dir, 0700);
+        for (int k = 0; k < 3; k++) {
+            bool edit = strcmp(files[k], cases[i].file) == 0;
+            copy_edit(dir, files[k], edit ? cases[i].find : NULL, edit ? cases[i].repl : NULL, edit ? cases[i].cut : 0);
+        }
+        wgnn_lm *lm = (wgnn_lm *)1;
+        wgnn_status s = wgnn_lm_load(ctx, dir, NULL, &lm);
+        const char *msg = wgnn_context_error(ctx);
+        CHECK(s != WGNN_OK && lm == NULL, "%s: loaded", cases[i].name);
+        CHECK(strstr(msg, cases[i].needle) != NULL, "%s: message '%s' lacks '%s'", cases[i].name, msg, cases[i].needle);
+        printf("  %-14s -> %s\n", cases[i].name, msg);
+        if (s == WGNN_OK) wgnn_lm_destroy(lm);
+        for (int k = 0; k < 3; k++) {
+            char p[1200];
+            snprintf(p, sizeof p, "%s/%s", dir, files[k]);
+            unlink(p);
+        }
+        rmdir(dir);
+    }
+    rmdir(root);
+}
+
+int main(int argc, char **argv) {
+    snprintf(g_root, sizeof g_root, "%s", argc > 1 ? argv[1] : WGNN_SOURCE_DIR);
+    wgnn_context *ctx = tu_context();
+    wgnn_lm *lm = load(ctx, "qwen3", WGNN_LM_WEIGHTS_F32, 64);
+    if (lm) {
+        wgnn_lm_info in;
+        wgnn_lm_get_info(lm, &in);
+        CHECK(in.num_layers == 2 && in.num_kv_heads == 2 && in.head_dim == 16 && in.has_qk_norm &&
+                  in.tie_word_embeddings && in.n_eos == 1 && in.eos[0] == 1023 && in.max_context == 64,
+              "info");
+        for (size_t i = 0; i < sizeof k_prompts / sizeof k_prompts[0]; i++)
+            check_prompt(ctx, lm, "qwen3", k_prompts[i], 1e-3, 1e-3, true);
+        test_sampling(ctx, lm);
+        wgnn_lm_destroy(lm);
+    }
+    /* weight formats: logits within what their rounding allows */
+    static const struct { wgnn_lm_weights w; const char *name; double atol; } fmts[] = {
+        {WGNN_LM_WEIGHTS_F16, "f16", 2e-2},
+        {WGNN_LM_WEIGHTS_Q8, "q8", 1.5e-1},
+    };
+    for (int f = 0; f < 2; f++) {
+        lm = load(ctx, "qwen3", fmts[f].w, 64);
+        if (!lm) continue;
+        printf("  weights %s:\n", fmts[f].name);
+        for (size_t i = 0; i < sizeof k_prompts / sizeof k_prompts[0]; i++)
+            check_prompt(ctx, lm, "qwen3", k_prompts[i], fmts[f].atol, 0, false);
+        wgnn_lm_destroy(lm);
+    }
+    lm = load(ctx, "qwen3_untied", WGNN_LM_WEIGHTS_F32, 64);
+    if (lm) {
+        wgnn_lm_info in;
+        wgnn_lm_get_info(lm, &in);
+        CHECK(!in.tie_word_embeddings, "untied");
+        check_prompt(ctx, lm, "qwen3_untied", "english", 1e-3, 1e-3, true);
+        check_prompt(ctx, lm, "qwen3_untied", "emoji", 1e-3, 1e-3, true);
+        wgnn_lm_destroy(lm);
+    }
+    lm = load(ctx, "qwen3", WGNN_LM_WEIGHTS_F32, 32);
+    if (lm) {
+        test_bad_calls(ctx, lm);
+        wgnn_lm_destroy(lm);
+    }
+    broken_folders(ctx);
+    wgnn_context_destroy(ctx);
+    return tu_finish();
+}
