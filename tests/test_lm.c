@@ -114,7 +114,7 @@ static void check_prompt(wgnn_context *ctx, wgnn_lm *lm, const char *model, cons
     if (s == WGNN_OK && n > 4) {
         float *row = malloc((size_t)in.vocab_size * sizeof *row);
         s = wgnn_lm_forward(lm, p, n - 3, 0, NULL);
-        double w = 0, wi;
+        double w = 0, wi = 0;
         for (int i = n - 3; s == WGNN_OK && i < n; i++) {
             s = wgnn_lm_forward(lm, &p[i], 1, i, row);
             CHECK(s == WGNN_OK && tu_close(row, lg + (size_t)i * in.vocab_size, (size_t)in.vocab_size, 1e-4, 1e-4, &wi),
