@@ -1,12 +1,15 @@
 /* test_tokenizer.c - the byte-level BPE tokenizer (src/io/tokenizer.c) on
  * small tokenizer.json files built here, with ids derived by hand (there is
- * no Hugging Face `tokenizers` on this machine to give references).
+ * no Hugging Face `tokenizers` on this machine to give references), and on
+ * two tokenizer.json files against the ids and text that `tokenizers` gave
+ * on a machine that has it (test_hf_cases).
  *
  * Every vocab built here has the 256 byte-level characters as ids 0..255
  * (id = the byte), then extra tokens from 256 on. With ignore_merges and a
  * vocab holding the pieces a pre-tokenizer should give (and decoys it should
  * not), the ids show how the text was split: a piece found whole gives its
  * id, anything else falls back to byte ids. No GPU needed. */
+#include "io/json.h"
 #include "io/tokenizer.h"
 #include "testutil.h"
 
@@ -528,6 +531,111 @@ static void test_llama3_split(void)
     wgnn__tokenizer_free(t);
 }
 
+/* ---- against Hugging Face's answers ----------------------------------------------- */
+
+/* text as a C string literal, for messages */
+static const char *esc(const char *text, char *buf, size_t cap)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p && o + 5 < cap; p++)
+        o += (size_t)((*p >= 0x20 && *p < 0x7F && *p != '\\' && *p != '"')
+                          ? snprintf(buf + o, cap - o, "%c", *p)
+                          : snprintf(buf + o, cap - o, "\\x%02X", *p));
+    buf[o] = '\0';
+    return buf;
+}
+
+/* cases.json (tests/models/make_qwen3_fixtures.py): {"cases": [{"text",
+ * "ids", "decoded"}, ...]}, the ids of encode(text, add_special_tokens=False)
+ * and decode(ids) by `tokenizers`. Every case: the same ids, and the same
+ * text through the incremental decoder, one id at a time. */
+static void test_hf_cases(const char *tokenizer_dir, const char *cases_path)
+{
+    wgnn__tokenizer *t = NULL;
+    wgnn__json j = {0};
+    char err[512] = "";
+    CHECK(wgnn__tokenizer_load(tokenizer_dir, &t, err, sizeof err) == WGNN_OK, "load %s: %s", tokenizer_dir, err);
+    CHECK(wgnn__json_load(cases_path, 0, &j, err, sizeof err) == WGNN_OK, "load %s: %s", cases_path, err);
+    const cJSON *cases = wgnn__json_get(&j, "cases");
+    CHECK(cJSON_IsArray(cases) && cJSON_GetArraySize(cases) > 0, "%s: no cases", cases_path);
+    if (!t || !cJSON_IsArray(cases))
+        goto cleanup;
+    int n_case = 0, n_bad = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases)
+    {
+        const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "text"));
+        const char *decoded = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "decoded"));
+        const cJSON *jids = cJSON_GetObjectItemCaseSensitive(c, "ids");
+        CHECK(text && decoded && cJSON_IsArray(jids), "%s: case %d is malformed", cases_path, n_case);
+        if (!text || !decoded || !cJSON_IsArray(jids))
+            continue;
+        size_t n_want = (size_t)cJSON_GetArraySize(jids);
+        int32_t *want = malloc((n_want + 1) * sizeof *want);
+        size_t k = 0;
+        const cJSON *id;
+        cJSON_ArrayForEach(id, jids) want[k++] = (int32_t)id->valuedouble;
+        char name[600];
+        snprintf(name, sizeof name, "%s case %d \"%s\"", cases_path, n_case, esc(text, (char[512]){0}, 512));
+        int before = tu_fail;
+        expect_ids(t, name, text, want, n_want);
+        char *back = decode_all(t, want, n_want);
+        CHECK(strcmp(back, decoded) == 0, "%s: decoded \"%s\", want \"%s\"", name, esc(back, (char[512]){0}, 512),
+              esc(decoded, (char[512]){0}, 512));
+        n_bad += tu_fail > before;
+        free(back);
+        free(want);
+        n_case++;
+    }
+    printf("%s: %d cases, %d disagree\n", cases_path, n_case, n_bad);
+cleanup:
+    wgnn__json_free(&j);
+    wgnn__tokenizer_free(t);
+}
+
+/* fixtures.json of a model folder: each prompt's ids, and its greedy
+ * continuation decoded (split characters come out as U+FFFD, as in HF). */
+static void test_hf_prompts(const char *model_dir)
+{
+    char path[1024], err[512] = "";
+    snprintf(path, sizeof path, "%s/fixtures.json", model_dir);
+    wgnn__tokenizer *t = NULL;
+    wgnn__json j = {0};
+    CHECK(wgnn__tokenizer_load(model_dir, &t, err, sizeof err) == WGNN_OK, "load %s: %s", model_dir, err);
+    CHECK(wgnn__json_load(path, 0, &j, err, sizeof err) == WGNN_OK, "load %s: %s", path, err);
+    const cJSON *prompts = wgnn__json_get(&j, "prompts");
+    CHECK(cJSON_IsArray(prompts) && cJSON_GetArraySize(prompts) > 0, "%s: no prompts", path);
+    if (!t || !cJSON_IsArray(prompts))
+        goto cleanup;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, prompts)
+    {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "name"));
+        const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "text"));
+        const char *cont = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "continuation"));
+        const cJSON *jids = cJSON_GetObjectItemCaseSensitive(p, "ids");
+        const cJSON *jgen = cJSON_GetObjectItemCaseSensitive(p, "gen_ids");
+        CHECK(name && text && cont && cJSON_IsArray(jids) && cJSON_IsArray(jgen), "%s: malformed prompt", path);
+        if (!name || !text || !cont || !cJSON_IsArray(jids) || !cJSON_IsArray(jgen))
+            continue;
+        int32_t ids[256], gen[256];
+        size_t n = 0, n_gen = 0;
+        const cJSON *id;
+        cJSON_ArrayForEach(id, jids) if (n < 256) ids[n++] = (int32_t)id->valuedouble;
+        cJSON_ArrayForEach(id, jgen) if (n_gen < 256) gen[n_gen++] = (int32_t)id->valuedouble;
+        char what[1200];
+        snprintf(what, sizeof what, "%s prompt %s", path, name);
+        expect_ids(t, what, text, ids, n);
+        char *back = decode_all(t, gen, n_gen);
+        CHECK(strcmp(back, cont) == 0, "%s: continuation \"%s\", want \"%s\"", what, esc(back, (char[512]){0}, 512),
+              esc(cont, (char[512]){0}, 512));
+        free(back);
+    }
+cleanup:
+    wgnn__json_free(&j);
+    wgnn__tokenizer_free(t);
+}
+
 int main(void)
 {
     test_merge_order();
@@ -539,5 +647,10 @@ int main(void)
     test_split_edges();
     test_llama3_split();
     test_hostile();
+    test_hf_cases(WGNN_SOURCE_DIR "/tests/models/qwen3", WGNN_SOURCE_DIR "/tests/models/qwen3/tokenizer_cases.json");
+    test_hf_cases(WGNN_SOURCE_DIR "/tests/data/tokenizers/tiny",
+                  WGNN_SOURCE_DIR "/tests/data/tokenizers/tiny/cases.json");
+    test_hf_prompts(WGNN_SOURCE_DIR "/tests/models/qwen3");
+    test_hf_prompts(WGNN_SOURCE_DIR "/tests/models/qwen3_untied");
     return tu_finish();
 }
