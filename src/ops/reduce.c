@@ -43,10 +43,6 @@ static uint32_t pow2_ceil(uint64_t x) {
     return p;
 }
 
-static void bind(wgnn__dispatch *d, const wgnn_tensor *t, uint64_t off, uint64_t size) {
-    wgnn__plan_bind(d, t->buf, off, size);
-}
-
 /* ---- argmax ------------------------------------------------------------------ */
 
 static wgnn_status argmax_check(wgnn__node *n) {
@@ -147,8 +143,8 @@ static wgnn_status argmax_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
         if (s != WGNN_OK) return s;
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        bind(d, in[0], u0 * ub[0], cnt * ub[0]);
-        bind(d, out[0], u0 * ub[1], cnt * ub[1]);
+        wgnn__plan_bind(d, in[0]->buf, u0 * ub[0], cnt * ub[0]);
+        wgnn__plan_bind(d, out[0]->buf, u0 * ub[1], cnt * ub[1]);
     }
     return WGNN_OK;
 }
@@ -216,8 +212,8 @@ static wgnn_status sample_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
         if (s != WGNN_OK) return s;
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        for (int i = 0; i < 2; i++) bind(d, in[i], r0 * ub[i], cnt * ub[i]);
-        bind(d, out[0], r0 * ub[2], cnt * ub[2]);
+        for (int i = 0; i < 2; i++) wgnn__plan_bind(d, in[i]->buf, r0 * ub[i], cnt * ub[i]);
+        wgnn__plan_bind(d, out[0]->buf, r0 * ub[2], cnt * ub[2]);
     }
     return WGNN_OK;
 }
