@@ -1,5 +1,6 @@
 // reduce_rows: row reductions followed by a write of the row, one kernel
-// with variants: softmax (OP 0; over any dim) and layer_norm (OP 1).
+// with variants: softmax (OP 0; over any dim), layer_norm (OP 1) and
+// rms_norm (OP 2).
 //
 // Rows. Contiguous (STRIDED false): row r is X[r*n .. r*n + n) in units of V
 // (f32, or vec4<f32> when the row length allows); L consecutive threads
@@ -16,14 +17,16 @@
 // layer_norm: two passes over the registers: mean (of x - x0, see
 //   row_pivot), then the biased variance of x - mean;
 //   y = (x - mean) / sqrt(var + eps), then affine(): * weight + bias.
+// rms_norm: one pass over the registers: sum of squares;
+//   y = x / sqrt(sum / count + eps), then affine(): * weight.
 //
 // Prelude (src/ops/norm.c): struct Params; consts OP, WG, L, R, K, SG,
 // CACHED, STRIDED; alias V with vsum/vmax/vfirst; lanes_reduce (subgroup
 // shuffles over a row's lanes where SG > 0: the subgroup size, fixed on the
-// adapter; the identity with SG = 0); affine() with the layer_norm
-// weight/bias bindings it reads.
-// Bindings: 0 Params, 1 X (read), 2 Y (read_write); layer_norm: 3 weight,
-// 4 bias where given (declared by the prelude).
+// adapter; the identity with SG = 0); affine() with the layer_norm /
+// rms_norm weight/bias bindings it reads.
+// Bindings: 0 Params, 1 X (read), 2 Y (read_write); layer_norm, rms_norm:
+// 3 weight, 4 bias where given (declared by the prelude).
 // Dispatch: P.n_groups workgroups, folded into x*y past 65535: contiguous
 // ceil(n_rows / R), strided outer * P.tiles (P.tiles = ceil(inner / R)).
 
@@ -124,6 +127,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var k = 0u; k < K; k++) {
                 if (k < nk) { Y[base + (lane + k * L) * stride] = c[k] * inv; }
             }
+        } else if (OP == 2u) {
+            var q = 0.0;
+            for (var k = 0u; k < K; k++) {
+                if (k < nk) {
+                    c[k] = X[base + lane + k * L];
+                    q += vsum(c[k] * c[k]);
+                }
+            }
+            let rstd = 1.0 / sqrt(row_reduce(q, lid, rl, lane, false) / P.count + P.eps);
+            for (var k = 0u; k < K; k++) {
+                if (k < nk) {
+                    let j = lane + k * L;
+                    Y[base + j] = affine(c[k] * rstd, j);
+                }
+            }
         } else {
             let pivot = row_pivot(ok, base);
             var s = 0.0;
@@ -164,6 +182,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var k = 0u; k < nk; k++) {
             let a = base + (lane + k * L) * stride;
             Y[a] = exp(X[a] - V(m)) * inv;
+        }
+    } else if (OP == 2u) {
+        var q = 0.0;
+        for (var k = 0u; k < nk; k++) {
+            let x = X[base + lane + k * L];
+            q += vsum(x * x);
+        }
+        let rstd = 1.0 / sqrt(row_reduce(q, lid, rl, lane, false) / P.count + P.eps);
+        for (var k = 0u; k < nk; k++) {
+            let j = lane + k * L;
+            Y[base + j] = affine(X[base + j] * rstd, j);
         }
     } else {
         let pivot = row_pivot(ok, base);

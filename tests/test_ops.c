@@ -8,7 +8,8 @@
  *   {"linear", {"f32[3,5]", "f32[4,5]", "f32[4]"}, {NULL}, TOL}
  *   {"embedding", {"f32[10,4]", "i32[7]{0,10}"}, {NULL}, EXACT}
  *   {"softmax", {"f32[2,3]"}, {"dim=5"}, ERR(WGNN_ERR_INVALID_ARGUMENT, "dim")}
- * Families keep their cases in tests/cases/<family>.inc.
+ * Families keep their cases in tests/cases/<family>.inc. Cases whose data
+ * matters (NaN, ties, sample's choices) are written out in test_data_cases.
  *   test_ops            all cases
  *   test_ops NAME...    the cases of those ops */
 #include "testutil.h"
@@ -232,6 +233,171 @@ static void run_case(wgnn_context *ctx, const op_case *c, size_t idx) {
     }
 }
 
+/* ---- cases with chosen data ------------------------------------------------- */
+
+/* Runs op on the given float32 inputs; its one int32 output must be want,
+ * on the GPU and in the reference. */
+static void data_case(wgnn_context *ctx, const char *label, const char *op, int n_in, const wgnn_desc *din,
+                      const float *const *data, const char *const *args, int n_args, const int32_t *want) {
+    wgnn_desc dout[2];
+    int n_out = 0;
+    char err[1024] = "";
+    wgnn_status s = wgnn_op_shapes(op, din, n_in, args, n_args, dout, 2, &n_out, err, sizeof err);
+    CHECK(s == WGNN_OK && n_out == 1 && dout[0].dtype == WGNN_I32, "%s: shapes: %s", label, err);
+    if (s != WGNN_OK || n_out != 1) return;
+    uint64_t no = numel_of(&dout[0]);
+    wgnn_tensor *tin[2] = {0}, *tout = NULL;
+    int32_t *got = calloc((size_t)no + 1, 4), *ref = calloc((size_t)no + 1, 4);
+    int ok = got && ref;
+    wgnn_host_tensor hi[2], ho = {dout[0], ref};
+    for (int i = 0; i < n_in && ok; i++) {
+        hi[i].desc = din[i];
+        hi[i].data = (void *)data[i];
+        ok = wgnn_tensor_create(ctx, WGNN_F32, din[i].rank, din[i].dims, &tin[i]) == WGNN_OK &&
+             wgnn_tensor_upload(ctx, tin[i], data[i], (size_t)numel_of(&din[i]) * 4) == WGNN_OK;
+    }
+    if (ok) ok = wgnn_tensor_create(ctx, WGNN_I32, dout[0].rank, dout[0].dims, &tout) == WGNN_OK;
+    if (ok) ok = wgnn_op(ctx, op, (const wgnn_tensor *const *)tin, n_in, args, n_args, &tout, 1) == WGNN_OK;
+    if (ok) ok = wgnn_tensor_download(ctx, tout, got, (size_t)no * 4) == WGNN_OK;
+    CHECK(ok, "%s: %s", label, wgnn_context_error(ctx));
+    if (ok) ok = wgnn_op_ref(op, hi, n_in, args, n_args, &ho, 1, err, sizeof err) == WGNN_OK;
+    CHECK(ok, "%s: reference: %s", label, err);
+    for (uint64_t i = 0; ok && i < no; i++) {
+        CHECK(got[i] == want[i], "%s: output %llu is %d, expected %d", label, (unsigned long long)i, got[i], want[i]);
+        CHECK(ref[i] == want[i], "%s: reference output %llu is %d, expected %d", label, (unsigned long long)i, ref[i],
+              want[i]);
+    }
+    for (int i = 0; i < n_in; i++) wgnn_tensor_destroy(tin[i]);
+    wgnn_tensor_destroy(tout);
+    free(got);
+    free(ref);
+}
+
+/* sample over rows of r1 with one u a row (B = 3). r1's probabilities in
+ * index order, cumulative: 0.015 0.126 0.167 0.470 0.476 0.975 1 1 (x7 is
+ * -inf: never picked); the u values sit far from every boundary of the
+ * kept set, except 0 (the first kept token) and 0.999999 (the last one of
+ * nonzero mass). Expected ids follow docs/OPS.md's rule by hand. */
+static void sample_rows(wgnn_context *ctx, const char *label, const float *row, int v, const float *u,
+                        const char *const *args, int n_args, const int32_t *want) {
+    float x[3 * 8];
+    for (int b = 0; b < 3; b++) memcpy(x + b * v, row, (size_t)v * sizeof *row);
+    wgnn_desc d[2] = {{WGNN_F32, 2, {3, v}}, {WGNN_F32, 1, {3}}};
+    const float *data[2] = {x, u};
+    data_case(ctx, label, "sample", 2, d, data, args, n_args, want);
+}
+
+static void test_data_cases(wgnn_context *ctx) {
+    const float nan = NAN, inf = INFINITY;
+    /* argmax: NaN is the largest (first NaN), ties give the first, -0 == +0 */
+    {
+        const float x[6][4] = {{1, nan, 3, nan},   {-0.0f, 0.0f, -1, -2}, {0.0f, -0.0f, -1, -2},
+                               {-inf, -inf, -inf, -inf}, {inf, 1, inf, nan}, {2, 5, 5, -1}};
+        const int32_t want[6] = {1, 0, 0, 0, 3, 1};
+        wgnn_desc d = {WGNN_F32, 2, {6, 4}};
+        const float *data[1] = {&x[0][0]};
+        const char *args[] = {"dim=1"};
+        data_case(ctx, "argmax NaN / ties / zeros, dim 1", "argmax", 1, &d, data, args, 1, want);
+        /* the same rows down dim 0 (strided): columns of the transpose */
+        float t[4][6];
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 4; j++) t[j][i] = x[i][j];
+        wgnn_desc dt = {WGNN_F32, 2, {4, 6}};
+        const float *datat[1] = {&t[0][0]};
+        const char *args0[] = {"dim=0"};
+        data_case(ctx, "argmax NaN / ties / zeros, dim 0", "argmax", 1, &dt, datat, args0, 1, want);
+    }
+    {
+        /* a vocabulary-sized row: all equal (the first), then NaN late (the first NaN) */
+        enum { V = 151936 };
+        float *x = malloc(2 * V * sizeof *x);
+        if (x) {
+            for (int i = 0; i < 2 * V; i++) x[i] = 0.25f;
+            x[V + 150000] = nan;
+            x[V + 151000] = nan;
+            x[V + 3] = 7;
+            const int32_t want[2] = {0, 150000};
+            wgnn_desc d = {WGNN_F32, 2, {2, V}};
+            const float *data[1] = {x};
+            const char *args[] = {"dim=-1"};
+            data_case(ctx, "argmax [2, 151936] ties and NaN", "argmax", 1, &d, data, args, 1, want);
+        }
+        free(x);
+    }
+    /* sample */
+    const float r1[8] = {0, 2, 1, 3, -1, 3.5f, 0.5f, -inf};
+    {
+        const float u[3] = {0, 0.5f, 0.999999f};
+        const int32_t w5[3] = {5, 5, 5};
+        const char *a1[] = {"top_k=1"};
+        sample_rows(ctx, "sample top_k=1 is argmax", r1, 8, u, a1, 1, w5);
+        const char *a2[] = {"top_p=1e-6"};
+        sample_rows(ctx, "sample tiny top_p is argmax", r1, 8, u, a2, 1, w5);
+        const char *a3[] = {"top_k=1", "temperature=3", "top_p=0.2"};
+        sample_rows(ctx, "sample top_k=1 at temperature 3", r1, 8, u, a3, 3, w5);
+        const int32_t w06[3] = {0, 5, 6};
+        sample_rows(ctx, "sample, no filter: u near 0 and 1", r1, 8, u, NULL, 0, w06);
+        const char *a4[] = {"top_k=8"};
+        sample_rows(ctx, "sample top_k=V", r1, 8, u, a4, 1, w06);
+    }
+    {
+        const float u[3] = {0.1f, 0.3f, 0.6f};
+        const int32_t w[3] = {1, 3, 5};
+        const char *a[] = {"top_k=3"};
+        sample_rows(ctx, "sample top_k=3 keeps x1 x3 x5", r1, 8, u, a, 1, w);
+        const float u2[3] = {0.1f, 0.3f, 0.9f};
+        const int32_t w2[3] = {1, 3, 5};
+        sample_rows(ctx, "sample, no filter", r1, 8, u2, NULL, 0, w2);
+    }
+    {
+        const float u[3] = {0, 0.3f, 0.5f};
+        const int32_t w[3] = {3, 3, 5};
+        const char *a[] = {"top_p=0.5"};
+        sample_rows(ctx, "sample top_p=0.5 keeps x3 x5", r1, 8, u, a, 1, w);
+        const char *a2[] = {"temperature=2", "top_k=4", "top_p=0.7"};
+        sample_rows(ctx, "sample temperature 2, top_k 4, top_p 0.7", r1, 8, u, a2, 3, w);
+        const float u3[3] = {0.1f, 0.3f, 0.9f};
+        const int32_t w3[3] = {3, 5, 5};
+        const char *a3[] = {"temperature=0.5", "top_p=0.9"};
+        sample_rows(ctx, "sample temperature 0.5, top_p 0.9", r1, 8, u3, a3, 2, w3);
+    }
+    {
+        /* ties at the k-th logit are all kept: three 2s for top_k=2 */
+        const float r2[5] = {1, 2, 2, 0, 2};
+        const float u[3] = {0, 0.5f, 0.9f};
+        const int32_t w[3] = {1, 2, 4};
+        const char *a[] = {"top_k=2"};
+        sample_rows(ctx, "sample ties at the top_k-th logit", r2, 5, u, a, 1, w);
+    }
+    {
+        /* a vocabulary-sized row: -20 everywhere but x[100000] = 5 and
+         * x[7] = 4.5 (mass 0.62 and 0.38 of those two; the rest ~0.4%) */
+        enum { V = 151936 };
+        float *x = malloc(2 * V * sizeof *x);
+        if (x) {
+            for (int i = 0; i < 2 * V; i++) x[i] = -20;
+            for (int b = 0; b < 2; b++) {
+                x[b * V + 100000] = 5;
+                x[b * V + 7] = 4.5f;
+            }
+            const float u[2] = {0.2f, 0.9f};
+            wgnn_desc d[2] = {{WGNN_F32, 2, {2, V}}, {WGNN_F32, 1, {2}}};
+            const float *data[2] = {x, u};
+            const int32_t w1[2] = {100000, 100000};
+            const char *a1[] = {"top_k=1"};
+            data_case(ctx, "sample [2, 151936] top_k=1", "sample", 2, d, data, a1, 1, w1);
+            const char *a2[] = {"top_p=0.01"};
+            data_case(ctx, "sample [2, 151936] tiny top_p", "sample", 2, d, data, a2, 1, w1);
+            const int32_t w2[2] = {7, 100000};
+            const char *a3[] = {"top_k=2"};
+            data_case(ctx, "sample [2, 151936] top_k=2", "sample", 2, d, data, a3, 1, w2);
+            const char *a4[] = {"top_p=0.9"};
+            data_case(ctx, "sample [2, 151936] top_p=0.9", "sample", 2, d, data, a4, 1, w2);
+        }
+        free(x);
+    }
+}
+
 /* The table itself: names, arguments, no duplicates, find. */
 static void test_table(void) {
     int n = wgnn_op_count();
@@ -266,6 +432,9 @@ int main(int argc, char **argv) {
         for (int a = 1; a < argc; a++) want |= strcmp(argv[a], k_cases[i].op) == 0;
         if (want) run_case(ctx, &k_cases[i], i);
     }
+    bool data = argc <= 1;
+    for (int a = 1; a < argc; a++) data |= strcmp(argv[a], "argmax") == 0 || strcmp(argv[a], "sample") == 0;
+    if (data) test_data_cases(ctx);
     CHECK(wgnn_context_health(ctx) == WGNN_OK, "no uncaptured GPU error: %s", wgnn_context_error(ctx));
     wgnn_context_destroy(ctx);
     return tu_finish();

@@ -1,10 +1,12 @@
-/* norm.c - the norm family's rows: softmax, layer_norm, batch_norm.
+/* norm.c - the norm family's rows: softmax, layer_norm, rms_norm, batch_norm.
  *
- * softmax and layer_norm run shaders/reduce_rows.wgsl, one kernel with
- * variants (prelude consts): one row per L threads, the row kept in
+ * softmax, layer_norm and rms_norm run shaders/reduce_rows.wgsl, one kernel
+ * with variants (prelude consts): one row per L threads, the row kept in
  * registers when it fits (read once, written once), vec4 loads when the row
  * length is a multiple of 4, subgroup shuffles for the reductions where the
- * subgroup size is fixed. softmax over a dim that is not the last reads the
+ * subgroup size is fixed. Short rows share a workgroup: rms_norm's rows of
+ * 128 (Qwen3's per-head q/k norm) take 8 threads a row (4 vec4 each), 32
+ * rows a workgroup. softmax over a dim that is not the last reads the
  * tensor as (outer, n, inner) with strides, no transpose. batch_norm
  * (inference) is a per-channel affine map, shaders/batch_norm.wgsl.
  * Every op splits its dispatches over rows (offset bindings) where a tensor
@@ -13,6 +15,7 @@
 
 #include "ref/norm_ref.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,7 +99,7 @@ static void bind(wgnn__dispatch *d, const wgnn__binding *b, uint64_t off, uint64
 
 /* ---- reduce_rows ------------------------------------------------------------- */
 
-typedef enum { ROWS_SOFTMAX = 0, ROWS_LAYER_NORM = 1 } rows_op;
+typedef enum { ROWS_SOFTMAX = 0, ROWS_LAYER_NORM = 1, ROWS_RMS_NORM = 2 } rows_op;
 
 /* A reduce_rows variant (see the shader's header). */
 typedef struct rows_cfg {
@@ -111,7 +114,7 @@ typedef struct rows_job {
     uint64_t outer, n, inner;
     float eps, empty;
     wgnn__binding x, y;
-    WGPUBuffer w, b; /* layer_norm's weight and bias, or NULL */
+    WGPUBuffer w, b; /* layer_norm's weight and bias (rms_norm's weight), or NULL */
 } rows_job;
 
 /* Threads per row (L) so that each keeps about 4 V's of it; rows per
@@ -275,6 +278,8 @@ static wgnn_status softmax_check(wgnn__node *n) {
     return WGNN_OK;
 }
 
+/* layer_norm and rms_norm: input [..., *normalized_shape], then weight (and
+ * layer_norm's bias) of normalized_shape; eps >= 0 where given. */
 static wgnn_status layer_norm_check(wgnn__node *n) {
     static const char *const names[3] = {"input", "weight", "bias"};
     for (int i = 0; i < n->n_in; i++) {
@@ -367,21 +372,25 @@ static wgnn_status softmax_plan(wgnn_context *ctx, const wgnn__node *n, const wg
     return plan_rows(ctx, p, &j, "softmax");
 }
 
+/* layer_norm and rms_norm (the same argument layout; rms_norm's eps "none"
+ * is float32's machine epsilon, as PyTorch). */
 static wgnn_status layer_norm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                    wgnn_tensor *const *out, wgnn__plan *p) {
     uint64_t len = 1;
     const wgnn__arg *ns = &n->arg[WGNN__LN_SHAPE];
     for (int i = 0; i < ns->n; i++) len *= (uint64_t)ns->i[i];
-    rows_job j = {.op = ROWS_LAYER_NORM,
+    bool rms = n->op == &wgnn__op_rms_norm;
+    const wgnn__arg *eps = &n->arg[WGNN__LN_EPS];
+    rows_job j = {.op = rms ? ROWS_RMS_NORM : ROWS_LAYER_NORM,
                   .outer = in[0]->numel / len,
                   .n = len,
                   .inner = 1,
-                  .eps = (float)n->arg[WGNN__LN_EPS].f,
+                  .eps = eps->set ? (float)eps->f : FLT_EPSILON,
                   .x = whole(in[0]),
                   .y = whole(out[0]),
                   .w = n->n_in > 1 ? in[1]->buf : NULL,
                   .b = n->n_in > 2 ? in[2]->buf : NULL};
-    return plan_rows(ctx, p, &j, "layer_norm");
+    return plan_rows(ctx, p, &j, n->op->info.name);
 }
 
 static wgnn_status batch_norm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -446,6 +455,22 @@ const wgnn__op wgnn__op_layer_norm = {
     layer_norm_plan,
     wgnn__ref_layer_norm,
     false,
+};
+
+static const wgnn_op_arg_info k_rms_norm_args[] = {
+    {"normalized_shape", "int[]", NULL, "the trailing dims of input to normalize over"},
+    {"eps", "float", "",
+     "added to mean(x^2) inside the square root; none: float32's machine epsilon 1.1920929e-07 "
+     "(torch.finfo(torch.float32).eps), as PyTorch; Qwen3 passes 1e-6"},
+};
+
+const wgnn__op wgnn__op_rms_norm = {
+    {"rms_norm", "RMS normalization over the trailing dims: x / sqrt(mean(x^2) + eps) * weight",
+     "input, [weight]", "input [..., *normalized_shape], weight [*normalized_shape] -> input's shape; float32", 1, 2,
+     2, k_rms_norm_args},
+    layer_norm_check,
+    layer_norm_plan,
+    wgnn__ref_rms_norm,
 };
 
 static const wgnn_op_arg_info k_batch_norm_args[] = {

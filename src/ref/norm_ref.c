@@ -1,6 +1,7 @@
 /* norm_ref.c - CPU references of the norm family in double precision. */
 #include "ref/norm_ref.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -61,6 +62,27 @@ wgnn_status wgnn__ref_layer_norm(wgnn__node *n, const void *const *in, void *con
             if (b) v += b[j];
             yr[j] = (float)v;
         }
+    }
+    return WGNN_OK;
+}
+
+/* y = x / sqrt(mean(x^2) + eps) * weight (input 1, when given); eps not
+ * given: float32's machine epsilon, as PyTorch. */
+wgnn_status wgnn__ref_rms_norm(wgnn__node *n, const void *const *in, void *const *out) {
+    const float *x = in[0], *w = n->n_in > 1 ? in[1] : NULL;
+    float *y = out[0];
+    uint64_t len = 1;
+    const wgnn__arg *shape = &n->arg[WGNN__LN_SHAPE];
+    for (int i = 0; i < shape->n; i++) len *= (uint64_t)shape->i[i];
+    uint64_t rows = wgnn__desc_numel(&n->in[0]) / len;
+    double eps = n->arg[WGNN__LN_EPS].set ? n->arg[WGNN__LN_EPS].f : (double)FLT_EPSILON;
+    for (uint64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * len;
+        float *yr = y + r * len;
+        double ss = 0;
+        for (uint64_t j = 0; j < len; j++) ss += (double)xr[j] * xr[j];
+        double rstd = 1.0 / sqrt(ss / (double)len + eps);
+        for (uint64_t j = 0; j < len; j++) yr[j] = (float)(w ? (double)xr[j] * rstd * w[j] : (double)xr[j] * rstd);
     }
     return WGNN_OK;
 }
