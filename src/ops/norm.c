@@ -471,6 +471,7 @@ const wgnn__op wgnn__op_rms_norm = {
     layer_norm_check,
     layer_norm_plan,
     wgnn__ref_rms_norm,
+    false,
 };
 
 static const wgnn_op_arg_info k_batch_norm_args[] = {

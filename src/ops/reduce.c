@@ -234,6 +234,7 @@ const wgnn__op wgnn__op_argmax = {
     argmax_check,
     argmax_plan,
     wgnn__ref_argmax,
+    false,
 };
 
 static const wgnn_op_arg_info k_sample_args[] = {
@@ -256,4 +257,5 @@ const wgnn__op wgnn__op_sample = {
     sample_check,
     sample_plan,
     wgnn__ref_sample,
+    false,
 };
