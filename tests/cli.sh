@@ -475,5 +475,32 @@ run tokenize --model "$TK" --decode 262,99999
 check "tokenize --decode with an id out of range exits 1 and prints nothing" \
     eval 'rc_is 1 && err_has "99999" && [ ! -s out.txt ]'
 
+# --- generate (tests/models/qwen3: PyTorch's greedy continuation in fixtures.json) ---
+QW="$SRC/tests/models/qwen3"
+GEN="891,88,767,88,767,88,561,232,964,564,561,564,561,564,771,374,904,374,35,464,288,767,88,767"
+run tokenize --model "$QW" --decode "$GEN"
+cp out.txt want.txt
+run generate --model "$QW" --prompt "The quick brown fox can't jump over 13 lazy dogs." --max-new-tokens 24 \
+    --ids-out ids.npy --logits-out logits.npy
+check "generate --prompt streams PyTorch's greedy continuation" eval 'rc_is 0 && cmp -s out.txt want.txt'
+check "generate prints a summary line on stderr" eval 'err_has "prompt 33 tokens" && err_has "generated 24 tokens"'
+check "generate --ids-out holds prompt + generated ids (int32), --logits-out [33, 1024]" \
+    eval '[ "$(stat -c %s ids.npy)" -eq $((128 + 57 * 4)) ] && [ "$(stat -c %s logits.npy)" -eq $((128 + 33 * 1024 * 4)) ]'
+run generate --model "$QW" --prompt-ids 51,928,676 --max-new-tokens 4 --temperature 0.9 --top-k 20 --top-p 0.95 --seed 1
+check "generate samples with --temperature/--top-k/--top-p" eval 'rc_is 0 && err_has "generated 4 tokens"'
+run generate --model "$QW" --prompt-ids 51,928 --greedy --temperature 0.5
+check "generate --greedy with a sampling option is a usage error" eval 'rc_is 2'
+run generate --model "$QW" --prompt x --weights q4
+check "generate --weights q4 is a usage error" eval 'rc_is 2 && err_has "q4"'
+run generate --model "$TMP/nowhere" --prompt-ids 1,2 --ids-out gone.npy
+check "generate on a missing folder exits 1 with one line and writes nothing" \
+    eval 'rc_is 1 && one_line_err && err_has "config.json" && no_file gone.npy'
+mkdir -p badlm && cp "$QW"/config.json "$QW"/tokenizer.json badlm/ && head -c 3000 "$QW/model.safetensors" >badlm/model.safetensors
+run generate --model badlm --prompt "hi" --ids-out gone.npy
+check "generate on a truncated model.safetensors exits 1 naming it and writes nothing" \
+    eval 'rc_is 1 && one_line_err && err_has "model.safetensors" && no_file gone.npy'
+run generate --model "$QW" --prompt-ids 51,99999
+check "generate with an id past the vocabulary exits 1 naming it" eval 'rc_is 1 && err_has "99999"'
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
