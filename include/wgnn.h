@@ -580,6 +580,7 @@ typedef struct wgnn_lm_generate_options {
 
 typedef struct wgnn_lm_stats {
     int prompt_tokens, generated_tokens;
+    double setup_ms;       /* building the graphs this call needed (0 when cached from an earlier call) */
     double prefill_ms;     /* wall time of the prompt's run, its read-back included */
     double decode_ms;      /* wall time of the decode steps, all of them */
 } wgnn_lm_stats;

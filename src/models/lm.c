@@ -216,9 +216,18 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
     int room = lm->info.max_context - n_prompt;
     int max_new = o.max_new_tokens == 0 || o.max_new_tokens > room ? room : o.max_new_tokens;
 
+    /* the graphs first (built, pipelines compiled: setup_ms), then the
+     * timed runs */
+    double ts = now_ms();
+    wgnn__lm_graph *g = NULL;
+    if (o.prefill_logits) s = get_graph(lm, n_prompt, WGNN__LM_LOGITS, 0, 0, 0, &g);
+    else if (max_new > 0) s = get_graph(lm, n_prompt, kind, temp, o.top_k, top_p, &g);
+    if (s == WGNN_OK && max_new > 0) s = get_graph(lm, 1, kind, temp, o.top_k, top_p, &g);
+    if (stats) stats->setup_ms = now_ms() - ts;
+    if (s != WGNN_OK) return s;
+
     /* prefill: the prompt in one run; the logits of every position only when asked */
     double t0 = now_ms();
-    wgnn__lm_graph *g = NULL;
     int32_t id = -1;
     if (o.prefill_logits) {
         s = get_graph(lm, n_prompt, WGNN__LM_LOGITS, 0, 0, 0, &g);

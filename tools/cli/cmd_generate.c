@@ -30,7 +30,9 @@ const char k_usage_generate[] =
     "  --ignore-eos           do not stop at EOS (benchmarks)\n"
     "  --ids-out FILE         write prompt + generated ids, int32 .npy\n"
     "  --logits-out FILE      write the prompt's logits [prompt_len, vocab], float32 .npy\n"
-    "  --profile              GPU time per node of the prefill and of the last decode step\n";
+    "  --profile              GPU time per node of the prefill and of the last decode step\n"
+    "  --iters N              generate N times from the prompt (the text streams once) and\n"
+    "                         report the median prefill and decode times (benchmarks)\n";
 
 typedef struct gen_state {
     const wgnn__tokenizer *tok;
@@ -62,6 +64,11 @@ static int on_token(void *user, int32_t id) {
     g->printed++;
     fflush(stdout);
     return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
 }
 
 /* "1,2,3" -> ids (malloc'd) */
@@ -99,7 +106,7 @@ static int parse_ids(const char *list, int32_t **out, int *n, char *err) {
 int cmd_generate(const global_opts *g, int argc, char **argv) {
     const char *model = NULL, *prompt = NULL, *prompt_ids = NULL, *weights = "f32", *ids_out = NULL,
                *logits_out = NULL;
-    long long max_new = 128, top_k = -1, seed = 0, max_ctx = 0;
+    long long max_new = 128, top_k = -1, seed = 0, max_ctx = 0, iters = 1;
     double temperature = -1, top_p = -1;
     bool greedy = false, profile = false, ignore_eos = false;
     const opt_spec specs[] = {
@@ -118,6 +125,7 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
         {"--ids-out", OPT_STR, &ids_out, 0, 0, false},
         {"--logits-out", OPT_STR, &logits_out, 0, 0, false},
         {"--profile", OPT_FLAG, &profile, 0, 0, false},
+        {"--iters", OPT_INT, &iters, 1, 10000, false},
     };
     parse_result pr = parse_opts("generate", k_usage_generate, specs, NSPECS(specs), argc, argv, false, NULL);
     if (pr != PARSE_OK) return pr == PARSE_HELP ? CLI_OK : CLI_USAGE;
@@ -225,16 +233,42 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     }
     if (gs.printed) putchar('\n');
     fflush(stdout);
+    /* repeats: the same generation, silent; medians of the timings */
+    double *pre = calloc((size_t)iters, sizeof *pre), *dec = calloc((size_t)iters, sizeof *dec);
+    if (!pre || !dec) {
+        free(pre);
+        free(dec);
+        rc = set_err(err, "generate: out of memory");
+        goto cleanup;
+    }
+    double setup_ms = st.setup_ms;
+    pre[0] = st.prefill_ms;
+    dec[0] = st.generated_tokens > 1 ? st.decode_ms / (st.generated_tokens - 1) : 0;
+    for (long long it = 1; s == WGNN_OK && it < iters; it++) {
+        wgnn_lm_stats si;
+        wgnn_lm_generate_options gi = go;
+        gi.max_new_tokens = st.generated_tokens; /* as many as the first run made */
+        gi.ignore_eos = 1;
+        gi.profile = profile && it == iters - 1;
+        s = wgnn_lm_generate(lm, ids, n_prompt, &gi, NULL, NULL, &si);
+        pre[it] = si.prefill_ms;
+        dec[it] = si.generated_tokens > 1 ? si.decode_ms / (si.generated_tokens - 1) : 0;
+    }
+    qsort(pre, (size_t)iters, sizeof *pre, cmp_double);
+    qsort(dec, (size_t)iters, sizeof *dec, cmp_double);
+    double pre_ms = pre[iters / 2], dec_ms = dec[iters / 2];
+    free(pre);
+    free(dec);
     if (s != WGNN_OK) {
         rc = ctx_err(err, ctx, s);
         goto cleanup;
     }
     fprintf(stderr,
             "wgnn: %s, %s weights: prompt %d tokens, prefill %.2f ms (%.1f tokens/s); generated %d tokens, "
-            "decode %.2f tokens/s (%.3f ms/token)\n",
-            info.model_type, weights, st.prompt_tokens, st.prefill_ms, st.prefill_ms > 0 ? 1e3 * st.prompt_tokens / st.prefill_ms : 0,
-            st.generated_tokens, st.decode_ms > 0 && st.generated_tokens > 1 ? 1e3 * (st.generated_tokens - 1) / st.decode_ms : 0,
-            st.generated_tokens > 1 ? st.decode_ms / (st.generated_tokens - 1) : 0);
+            "decode %.2f tokens/s (%.3f ms/token)%s; graphs built in %.1f ms\n",
+            info.model_type, weights, st.prompt_tokens, pre_ms, pre_ms > 0 ? 1e3 * st.prompt_tokens / pre_ms : 0,
+            st.generated_tokens, dec_ms > 0 ? 1e3 / dec_ms : 0, dec_ms, iters > 1 ? " (medians of --iters runs)" : "",
+            setup_ms);
     if (profile) {
         uint64_t sum, total;
         wgnn_graph *pg = wgnn_lm_graph(lm, 0), *dg = wgnn_lm_graph(lm, 1);
