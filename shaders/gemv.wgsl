@@ -59,6 +59,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 }
                 k = 1u + lane * 2u;
             }
+            // four words (eight k's) a lane per step where they are whole,
+            // then single words
+            let k0 = k - lane * 2u; // 0, or 1 after the head
+            let done = k0 + ((P.k - k0) / 8u) * 8u; // whole eights end here
+            for (k = k0 + lane * 8u; k < done; k += LANES * 8u) {
+                let wb = (row + k) >> 1u;
+                let w0 = unpack2x16float(u32(B[wb]));
+                let w1 = unpack2x16float(u32(B[wb + 1u]));
+                let w2 = unpack2x16float(u32(B[wb + 2u]));
+                let w3 = unpack2x16float(u32(B[wb + 3u]));
+                for (var r = 0u; r < MR; r++) {
+                    if (r < P.m) {
+                        let ai = a_base + r * P.lda + k;
+                        acc[r] += dot(vec4<f32>(A[ai], A[ai + 1u], A[ai + 2u], A[ai + 3u]), vec4<f32>(w0, w1)) +
+                                  dot(vec4<f32>(A[ai + 4u], A[ai + 5u], A[ai + 6u], A[ai + 7u]), vec4<f32>(w2, w3));
+                    }
+                }
+            }
+            // the rest in pairs
+            k = done + lane * 2u;
             for (; k + 1u < P.k; k += LANES * 2u) {
                 let w = unpack2x16float(u32(B[(row + k) >> 1u]));
                 for (var r = 0u; r < MR; r++) {
@@ -73,7 +93,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 for (var r = 0u; r < MR; r++) { if (r < P.m) { acc[r] += A[a_base + r * P.lda + k] * w; } }
             }
         } else {
-            for (var k = lane; k < P.k; k += LANES) {
+            // four adjacent k's a lane per step (a warp reads 512 contiguous
+            // bytes; four independent loads in flight), then the k's past
+            // the last whole four
+            let k4 = P.k & ~3u;
+            for (var k = lane * 4u; k < k4; k += LANES * 4u) {
+                let w = vec4<f32>(f32(B[row + k]), f32(B[row + k + 1u]), f32(B[row + k + 2u]), f32(B[row + k + 3u]));
+                for (var r = 0u; r < MR; r++) {
+                    if (r < P.m) {
+                        let ai = a_base + r * P.lda + k;
+                        acc[r] += dot(vec4<f32>(A[ai], A[ai + 1u], A[ai + 2u], A[ai + 3u]), w);
+                    }
+                }
+            }
+            for (var k = k4 + lane; k < P.k; k += LANES) {
                 let w = f32(B[row + k]);
                 for (var r = 0u; r < MR; r++) {
                     if (r < P.m) { acc[r] += A[a_base + r * P.lda + k] * w; }

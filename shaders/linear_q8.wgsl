@@ -4,14 +4,17 @@
 // (src/ops/quant.c, row "linear_q8"). Arithmetic in f32.
 //
 // A workgroup of WG threads computes NJ = WG / LANES outputs j for MR rows
-// of x (row block wid.z): LANES consecutive threads walk W's row j word by
-// word (consecutive addresses: whole lines per warp), each word is four
-// signed bytes against one vec4 of x; the MR partial sums are reduced
+// of x (row block wid.z): LANES consecutive threads walk W's row j four
+// words at a time (consecutive addresses: whole lines per warp), each word
+// four signed bytes against one vec4 of x; the MR partial sums are reduced
 // through workgroup memory. W is read once per row block: for decoding
 // (a few rows) this is the weight-bound product.
 //
-// Prelude (src/ops/quant.c): struct Params, consts WG, LANES, MR, HAS_BIAS.
+// Prelude (src/ops/quant.c): struct Params (bias_rs: 0 for a bias [n], n
+// for one of the output's shape), consts WG, LANES, MR, HAS_BIAS, ACT (0
+// none, 1 relu, 2 gelu, 3 gelu tanh, 4 silu: after the bias).
 // Dispatch: (ceil(n / NJ) folded into x*y, row blocks); see common/grid.
+#include "common/act"
 #include "common/grid"
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -19,10 +22,21 @@
 @group(0) @binding(2) var<storage, read> W: array<u32>;       // [n, k4]
 @group(0) @binding(3) var<storage, read> SCALE: array<f32>;   // [n]
 @group(0) @binding(4) var<storage, read_write> Y: array<f32>; // [m, n]
-@group(0) @binding(5) var<storage, read> BIAS: array<f32>;    // [n] (a dummy without HAS_BIAS)
+@group(0) @binding(5) var<storage, read> BIAS: array<f32>;    // [n] or [m, n] (a dummy without HAS_BIAS)
 
 const NJ: u32 = WG / LANES;
 var<workgroup> RED: array<f32, WG * MR>;
+
+fn act(x: f32) -> f32 {
+    let v = vec4<f32>(x);
+    switch (ACT) {
+        case 1u: { return act_relu(v).x; }
+        case 2u: { return act_gelu(v).x; }
+        case 3u: { return act_gelu_tanh(v).x; }
+        case 4u: { return act_silu(v).x; }
+        default: { return x; }
+    }
+}
 
 fn dequant(q: u32) -> vec4<f32> {
     let s = bitcast<i32>(q);
@@ -40,7 +54,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var r = 0u; r < MR; r++) { acc[r] = 0.0; }
     if (j < P.n) {
         let row = j * P.k4;
-        for (var w = lane; w < P.k4; w += LANES) {
+        // four words (16 k's) a lane per step: a warp reads 512 contiguous
+        // bytes, four independent loads in flight; then single words
+        let whole = P.k4 & ~3u;
+        for (var w = lane * 4u; w < whole; w += LANES * 4u) {
+            let q0 = dequant(W[row + w]);
+            let q1 = dequant(W[row + w + 1u]);
+            let q2 = dequant(W[row + w + 2u]);
+            let q3 = dequant(W[row + w + 3u]);
+            for (var r = 0u; r < MR; r++) {
+                if (r0 + r < P.m) {
+                    let xb = (r0 + r) * P.k4 + w;
+                    acc[r] += dot(X[xb], q0) + dot(X[xb + 1u], q1) + dot(X[xb + 2u], q2) + dot(X[xb + 3u], q3);
+                }
+            }
+        }
+        for (var w = whole + lane; w < P.k4; w += LANES) {
             let wv = dequant(W[row + w]);
             for (var r = 0u; r < MR; r++) {
                 if (r0 + r < P.m) { acc[r] += dot(X[(r0 + r) * P.k4 + w], wv); }
@@ -59,8 +88,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var r = 0u; r < MR; r++) {
             if (r0 + r < P.m) {
                 var v = RED[r * WG + tid] * SCALE[j];
-                if (HAS_BIAS) { v += BIAS[j]; }
-                Y[(r0 + r) * P.n + j] = v;
+                if (HAS_BIAS) { v += BIAS[(r0 + r) * P.bias_rs + j]; }
+                Y[(r0 + r) * P.n + j] = act(v);
             }
         }
     }

@@ -12,8 +12,11 @@
  *     k, v: view [1, n, Hkv, hd] -> permute [1, Hkv, n, hd] -> index_copy
  *           into the layer's cache at pos (in place, dim 2)
  *     att = sdpa_kvcache(q [1, H, n, hd], k_cache, v_cache, lens) -> [n, H*hd]
- *     x += linear(att, o)
- *     h = rms_norm(x); x += down(silu(gate(h)) * up(h))
+ *     x = linear(att, o, bias = x)          (the residual in the same pass)
+ *     h = rms_norm(x); x = linear(silu(gate(h)) * up(h), down, bias = x),
+ *     silu fused into the gate's linear
+ *   For one token (decoding) [1, n, heads, hd] and [1, heads, n, hd] are
+ *   the same bytes: views replace the permutes.
  *   x = rms_norm(x); logits = linear(x, lm_head) (every row, or the last
  *   row only, then argmax or sample on the GPU). */
 #include "models/builder.h"
@@ -333,8 +336,11 @@ typedef wgnn__gb gb;
 
 static wgnn_value cst(gb *b, wgnn_tensor *t, const char *what) { return wgnn__gb_tensor(b, t, what); }
 
-/* x [rows, k] -> [rows, n] through a stored matrix. */
-static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m) {
+/* x [rows, k] -> act([rows, n] through a stored matrix + its bias, or +
+ * res [rows, n] when res >= 0: a residual added in the same pass). act:
+ * the linear rows' activation ("silu"), or NULL. */
+static wgnn_value mat_ex(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m, wgnn_value res,
+                         const char *act) {
     wgnn_value in[4] = {x, cst(b, m->w, label), -1, -1};
     int n_in = 2;
     const char *op = "linear";
@@ -342,8 +348,20 @@ static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat
         op = "linear_q8";
         in[n_in++] = cst(b, m->scale, label);
     }
-    if (m->bias) in[n_in++] = cst(b, m->bias, label);
-    return gb_op(b, label, op, n_in, in, 0, NULL);
+    wgnn_value extra = -1;
+    if (m->bias && res >= 0) extra = res; /* both: the residual is added after */
+    else if (m->bias) in[n_in++] = cst(b, m->bias, label);
+    else if (res >= 0) in[n_in++] = res;
+    char a[48];
+    snprintf(a, sizeof a, "activation=%s", act ? act : "none");
+    const char *args[1] = {a};
+    wgnn_value y = gb_op(b, label, op, n_in, in, act ? 1 : 0, args);
+    if (extra >= 0) y = gb_op(b, label, "add", 2, (wgnn_value[]){y, extra}, 0, NULL);
+    return y;
+}
+
+static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m) {
+    return mat_ex(b, label, x, m, -1, NULL);
 }
 
 static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, int64_t dim) {
@@ -359,6 +377,15 @@ static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, in
 static wgnn_value bin(gb *b, const char *label, const char *op, wgnn_value x, wgnn_value y) {
     wgnn_value in[2] = {x, y};
     return gb_op(b, label, op, 2, in, 0, NULL);
+}
+
+/* [n, heads, hd] -> [1, heads, n, hd]: a permute, or for one token (the
+ * same bytes) a view. */
+static wgnn_value heads(gb *b, const char *label, wgnn_value x, int64_t n, int64_t nh, int64_t hd) {
+    if (n == 1) return gb_view(b, x, 4, (int64_t[]){1, nh, 1, hd});
+    const char *perm[1] = {"dims=0,2,1,3"};
+    wgnn_value v = gb_view(b, x, 4, (int64_t[]){1, n, nh, hd});
+    return gb_op(b, label, "permute", 1, &v, 1, perm);
 }
 
 static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, wgnn_value sinv, wgnn_value pos,
@@ -382,26 +409,25 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
     wgnn_value rq[3] = {q, cosv, sinv}, rk[3] = {k, cosv, sinv};
     q = gb_op(b, LAB("self_attn.rope_q"), "apply_rotary_emb_hf", 3, rq, 0, NULL);
     k = gb_op(b, LAB("self_attn.rope_k"), "apply_rotary_emb_hf", 3, rk, 0, NULL);
-    const char *perm[1] = {"dims=0,2,1,3"}, *dim2[1] = {"dim=2"};
-    q = gb_op(b, LAB("self_attn.q_heads"), "permute", 1, (wgnn_value[]){gb_view(b, q, 4, (int64_t[]){1, n, H, hd})},
-              1, perm);
-    k = gb_op(b, LAB("self_attn.k_heads"), "permute", 1, (wgnn_value[]){gb_view(b, k, 4, (int64_t[]){1, n, Hk, hd})},
-              1, perm);
-    v = gb_op(b, LAB("self_attn.v_heads"), "permute", 1, (wgnn_value[]){gb_view(b, v, 4, (int64_t[]){1, n, Hk, hd})},
-              1, perm);
+    const char *dim2[1] = {"dim=2"};
+    q = heads(b, LAB("self_attn.q_heads"), q, n, H, hd);
+    k = heads(b, LAB("self_attn.k_heads"), k, n, Hk, hd);
+    v = heads(b, LAB("self_attn.v_heads"), v, n, Hk, hd);
     wgnn_value kc = cst(b, L->kc, "k cache"), vc = cst(b, L->vc, "v cache");
     wgnn__gb_op_into(b, "index_copy", 3, (wgnn_value[]){kc, pos, k}, 1, dim2, kc);
     wgnn__gb_op_into(b, "index_copy", 3, (wgnn_value[]){vc, pos, v}, 1, dim2, vc);
     wgnn_value att = gb_op(b, LAB("self_attn.sdpa"), "sdpa_kvcache", 4, (wgnn_value[]){q, kc, vc, lens}, 0, NULL);
-    att = gb_op(b, LAB("self_attn.merge"), "permute", 1, &att, 1, perm);
+    if (n > 1) {
+        const char *perm[1] = {"dims=0,2,1,3"};
+        att = gb_op(b, LAB("self_attn.merge"), "permute", 1, &att, 1, perm);
+    }
     att = gb_view(b, att, 2, (int64_t[]){n, H * hd});
-    x = bin(b, LAB("residual1"), "add", x, mat(b, LAB("self_attn.o_proj"), att, &L->o));
+    x = mat_ex(b, LAB("self_attn.o_proj"), att, &L->o, x, NULL); /* + the residual */
     h = rms(b, LAB("post_attention_layernorm"), x, L->post_norm, in->hidden_size);
-    wgnn_value g = mat(b, LAB("mlp.gate_proj"), h, &L->gate);
+    wgnn_value g = mat_ex(b, LAB("mlp.gate_proj"), h, &L->gate, -1, "silu");
     wgnn_value u = mat(b, LAB("mlp.up_proj"), h, &L->up);
-    g = gb_op(b, LAB("mlp.silu"), "silu", 1, &g, 0, NULL);
     h = bin(b, LAB("mlp.mul"), "mul", g, u);
-    x = bin(b, LAB("residual2"), "add", x, mat(b, LAB("mlp.down_proj"), h, &L->down));
+    x = mat_ex(b, LAB("mlp.down_proj"), h, &L->down, x, NULL); /* + the residual */
 #undef LAB
     return x;
 }

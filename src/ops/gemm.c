@@ -57,7 +57,10 @@ static bool small_tile_ok(const wgnn_context *ctx) {
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
-        uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
+        /* 32 lanes a column; fewer columns a workgroup when there are few
+         * columns, so that the grid still covers the GPU */
+        uint32_t want = ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : g->n >= 16384 ? 256u : 128u;
+        uint32_t wg = wgnn__clamp_workgroup_size(ctx, want);
         return (gemm_tile){wg, wg < 32 ? wg : 32, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
     }
     if (ctx->knobs.gemm_tile[0]) {
@@ -554,14 +557,21 @@ static wgnn_status linear_check(wgnn__node *n) {
     if (x->rank < 1) return rank_err(n, "input", 0, "[..., in_features] (rank >= 1)");
     if (w->rank != 2) return rank_err(n, "weight", 1, "[out_features, in_features]");
     if (x->dims[x->rank - 1] != w->dims[1]) return inner_err(n, "input's last dim is not weight's in_features (dim 1)");
-    if (n->n_in > 2 && (n->in[2].rank != 1 || n->in[2].dims[0] != w->dims[0])) {
-        char want[64];
-        snprintf(want, sizeof want, "[out_features] = [%lld]", (long long)w->dims[0]);
-        return rank_err(n, "bias", 2, want);
-    }
     n->n_out = 1;
     n->out[0] = *x;
     n->out[0].dims[x->rank - 1] = w->dims[0];
+    if (n->n_in > 2) {
+        const wgnn_desc *b = &n->in[2];
+        bool vec = b->rank == 1 && b->dims[0] == w->dims[0];
+        bool full = b->rank == x->rank;
+        for (int i = 0; full && i < b->rank; i++) full = b->dims[i] == n->out[0].dims[i];
+        if (!vec && !full) {
+            char want[400], os[160];
+            wgnn__dims_str(&n->out[0], os, sizeof os);
+            snprintf(want, sizeof want, "[out_features] = [%lld], or the output's shape %s", (long long)w->dims[0], os);
+            return rank_err(n, "bias", 2, want);
+        }
+    }
     return WGNN_OK;
 }
 
@@ -574,8 +584,10 @@ static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
     wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
                     .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]),
                     .bias = n->n_in > 2 ? operand(in[2]) : k_none,
-                    .lda = (uint64_t)k, .ldb = (uint64_t)k, .ldc = (uint64_t)nn, .bias_rs = 0, .bias_cs = 1,
-                    .trans_b = true, .b_f16 = in[1]->dtype == WGNN_F16, .alpha = 1, .beta = 1};
+                    .lda = (uint64_t)k, .ldb = (uint64_t)k, .ldc = (uint64_t)nn,
+                    .bias_rs = n->n_in > 2 && n->in[2].rank > 1 ? (uint64_t)nn : 0, .bias_cs = 1,
+                    .trans_b = true, .b_f16 = in[1]->dtype == WGNN_F16, .alpha = 1, .beta = 1,
+                    .act = (wgnn__act)n->arg[0].i[0]};
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
@@ -663,11 +675,18 @@ const wgnn__op wgnn__op_matmul = {
     false,
 };
 
+static const wgnn_op_arg_info k_linear_args[] = {
+    {"activation", "none|relu|gelu|gelu_tanh|silu", "none",
+     "applied to the result, bias included, in the same pass (wgnn's fused epilogue; not an argument of "
+     "aten's linear)"},
+};
+
 const wgnn__op wgnn__op_linear = {
-    {"linear", "nn.Linear: input @ weight^T + bias", "input, weight, [bias]",
+    {"linear", "nn.Linear: input @ weight^T + bias [, then an activation]", "input, weight, [bias]",
      "input [..., in_features], weight [out_features, in_features] (float32, or float16 storage read as "
-     "float32), bias [out_features] -> [..., out_features]; float32",
-     2, 3, 0, NULL},
+     "float32), bias [out_features], or the output's whole shape (e.g. a residual added in the same pass) "
+     "-> [..., out_features]; float32",
+     2, 3, 1, k_linear_args},
     linear_check,
     linear_plan,
     wgnn__ref_linear,

@@ -12,11 +12,12 @@
 #include "op.h"
 #include "ref/gemm_ref.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define Q8_PARAMS(X, S) X(S, u32, m) X(S, u32, n) X(S, u32, k4)
+#define Q8_PARAMS(X, S) X(S, u32, m) X(S, u32, n) X(S, u32, k4) X(S, u32, bias_rs)
 WGNN__PARAMS_STRUCT(q8_params, Q8_PARAMS);
 WGNN__PARAMS_CHECK(q8_params, Q8_PARAMS)
 
@@ -42,15 +43,21 @@ static wgnn_status q8_check(wgnn__node *n) {
     if (sc->dtype != WGNN_F32 || sc->rank != 1 || sc->dims[0] != w->dims[0])
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale is %s %s; it must be float32 [N] = [%lld]",
                               wgnn_dtype_name(sc->dtype), ss, (long long)w->dims[0]);
-    if (b && (b->dtype != WGNN_F32 || b->rank != 1 || b->dims[0] != w->dims[0])) {
-        char bs[160];
-        wgnn__dims_str(b, bs, sizeof bs);
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "bias is %s %s; it must be float32 [N] = [%lld]",
-                              wgnn_dtype_name(b->dtype), bs, (long long)w->dims[0]);
-    }
     n->n_out = 1;
     n->out[0] = *x;
     n->out[0].dims[x->rank - 1] = w->dims[0];
+    if (b) {
+        bool vec = b->rank == 1 && b->dims[0] == w->dims[0], full = b->rank == x->rank;
+        for (int i = 0; full && i < b->rank; i++) full = b->dims[i] == n->out[0].dims[i];
+        if (b->dtype != WGNN_F32 || (!vec && !full)) {
+            char bs[160], os[160];
+            wgnn__dims_str(b, bs, sizeof bs);
+            wgnn__dims_str(&n->out[0], os, sizeof os);
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "bias is %s %s; it must be float32 [N] = [%lld] or of the output's shape %s",
+                                  wgnn_dtype_name(b->dtype), bs, (long long)w->dims[0], os);
+        }
+    }
     return WGNN_OK;
 }
 
@@ -80,8 +87,10 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
                          (unsigned long long)rows);
     char pre[1024];
     bool bias = n->n_in > 3;
-    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst HAS_BIAS: bool = %s;\n",
-             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, bias ? "true" : "false");
+    snprintf(pre, sizeof pre,
+             "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst HAS_BIAS: bool = %s;\n"
+             "const ACT: u32 = %uu;\n",
+             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, bias ? "true" : "false", (unsigned)n->arg[0].i[0]);
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "linear_q8", pre, NULL, 0, &pipe);
     uint32_t nj = wg / lanes, gx, gy;
@@ -89,7 +98,7 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
         s = wgnn__compute_2d_workgroup_count(ctx, (nn + nj - 1) / nj, ctx->limits.maxComputeWorkgroupsPerDimension,
                                              "linear_q8", &gx, &gy);
     if (s != WGNN_OK) return s;
-    q8_params qp = {(uint32_t)rows, (uint32_t)nn, (uint32_t)k4};
+    q8_params qp = {(uint32_t)rows, (uint32_t)nn, (uint32_t)k4, bias && n->in[3].rank > 1 ? (uint32_t)nn : 0u};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &qp, sizeof qp, gx, gy, (uint32_t)row_blocks);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
     wgnn__plan_bind(d, in[0]->buf, 0, 0);
@@ -111,19 +120,33 @@ static wgnn_status q8_ref(wgnn__node *n, const void *const *in, void *const *out
             double acc = 0;
             for (uint64_t i = 0; i < k; i++) acc += (double)x[r * k + i] * (double)w[j * k + i];
             acc *= sc[j];
-            if (bias) acc += bias[j];
+            if (bias) acc += bias[n->in[3].rank > 1 ? r * nn + j : j];
             y[r * nn + j] = (float)acc;
         }
+    int act = (int)n->arg[0].i[0]; /* as linear's: none, relu, gelu, gelu_tanh, silu */
+    for (uint64_t i = 0; act && i < rows * nn; i++) {
+        double v = y[i];
+        if (act == 1) v = v > 0 ? v : (v != v ? v : 0);
+        else if (act == 2) v = 0.5 * v * (1 + erf(v / sqrt(2.0)));
+        else if (act == 3) v = 0.5 * v * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+        else v = v / (1 + exp(-v));
+        y[i] = (float)v;
+    }
     return WGNN_OK;
 }
+
+static const wgnn_op_arg_info k_q8_args[] = {
+    {"activation", "none|relu|gelu|gelu_tanh|silu", "none", "applied to the result, bias included, as linear's"},
+};
 
 const wgnn__op wgnn__op_linear_q8 = {
     {"linear_q8",
      "input . (weight * scale)^T + bias on int8 weights with a float32 scale per output (weight-only quantization)",
      "input, weight, scale, [bias]",
      "input [..., K] float32 (K % 4 == 0), weight int32 [N, K/4] (int8 [N, K] packed four to a word, k ascending "
-     "from the low byte: numpy's w8.view(np.int32)), scale float32 [N], bias float32 [N] -> [..., N] float32",
-     3, 4, 0, NULL},
+     "from the low byte: numpy's w8.view(np.int32)), scale float32 [N], bias float32 [N] or of the output's "
+     "shape -> [..., N] float32",
+     3, 4, 1, k_q8_args},
     q8_check,
     q8_plan,
     q8_ref,

@@ -4,6 +4,7 @@
 
 #include "elementwise_ref.h"
 
+#include <math.h>
 #include <string.h>
 
 /* c[i*n + j] = alpha * sum_k A(i,k) B(k,j) + beta * bias(i, j), where
@@ -100,8 +101,19 @@ wgnn_status wgnn__ref_linear(wgnn__node *n, const void *const *in, void *const *
     int64_t k = n->in[1].dims[1], nn = n->in[1].dims[0];
     int64_t m = (int64_t)(wgnn__desc_numel(&n->in[0]) / (uint64_t)k);
     bool b16 = n->in[1].dtype == WGNN_F16;
+    bool full = n->n_in > 2 && n->in[2].rank > 1; /* a bias of the output's shape */
     /* B(k, j) = weight[j*K + k] */
-    gemm(m, nn, k, in[0], k, 1, in[1], b16, 1, k, out[0], 1, 1, n->n_in > 2 ? in[2] : NULL, 0, 1);
+    gemm(m, nn, k, in[0], k, 1, in[1], b16, 1, k, out[0], 1, 1, n->n_in > 2 ? in[2] : NULL, full ? nn : 0, 1);
+    float *y = out[0];
+    int act = (int)n->arg[0].i[0]; /* none, relu, gelu, gelu_tanh, silu */
+    for (int64_t i = 0; act && i < m * nn; i++) {
+        double v = y[i];
+        if (act == 1) v = v > 0 ? v : (v != v ? v : 0);
+        else if (act == 2) v = 0.5 * v * (1 + erf(v / sqrt(2.0)));
+        else if (act == 3) v = 0.5 * v * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+        else v = v / (1 + exp(-v));
+        y[i] = (float)v;
+    }
     return WGNN_OK;
 }
 
