@@ -78,8 +78,8 @@ void wgnn_lm_destroy(wgnn_lm *lm) {
     for (int i = 0; i < WGNN__LM_GRAPHS; i++) wgnn_graph_destroy(lm->graphs[i].g);
     for (int l = 0; lm->layers && l < lm->info.num_layers; l++) {
         wgnn__lm_layer *L = &lm->layers[l];
-        wgnn__lm_mat *ms[7] = {&L->q, &L->k, &L->v, &L->o, &L->gate, &L->up, &L->down};
-        for (int i = 0; i < 7; i++) mat_free(ms[i]);
+        wgnn__lm_mat *ms[4] = {&L->qkv, &L->o, &L->gate_up, &L->down};
+        for (int i = 0; i < 4; i++) mat_free(ms[i]);
         wgnn_tensor *ts[6] = {L->in_norm, L->post_norm, L->q_norm, L->k_norm, L->kc, L->vc};
         for (int i = 0; i < 6; i++) wgnn_tensor_destroy(ts[i]);
     }

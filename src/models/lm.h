@@ -21,7 +21,9 @@ typedef struct wgnn__lm_mat {
 
 typedef struct wgnn__lm_layer {
     wgnn_tensor *in_norm, *post_norm, *q_norm, *k_norm; /* float32; q/k norms only with has_qk_norm */
-    wgnn__lm_mat q, k, v, o, gate, up, down;
+    wgnn__lm_mat qkv;     /* q_proj, k_proj, v_proj stacked: [(H + 2 H_kv) hd, hidden] */
+    wgnn__lm_mat o, down;
+    wgnn__lm_mat gate_up; /* gate_proj, up_proj stacked: [2 intermediate, hidden] */
     wgnn_tensor *kc, *vc; /* the cache: [1, H_kv, max_context, head_dim] float32 */
 } wgnn__lm_layer;
 

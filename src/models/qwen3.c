@@ -6,15 +6,15 @@
  *   x = embedding(embed, ids)                                   [n, hidden]
  *   per layer:
  *     h = rms_norm(x)
- *     q, k, v = linear(h)            [n, H*hd], [n, Hkv*hd] x 2
+ *     q, k, v = split(linear(h))     [n, H*hd], [n, Hkv*hd] x 2 (one stacked matrix)
  *     q, k: view [n, heads, hd] -> rms_norm over hd (Qwen3) -> rope with
  *           cos/sin = embedding(table, pos) viewed [n, 1, hd]
  *     k, v: view [1, n, Hkv, hd] -> permute [1, Hkv, n, hd] -> index_copy
  *           into the layer's cache at pos (in place, dim 2)
  *     att = sdpa_kvcache(q [1, H, n, hd], k_cache, v_cache, lens) -> [n, H*hd]
  *     x = linear(att, o, bias = x)          (the residual in the same pass)
- *     h = rms_norm(x); x = linear(silu(gate(h)) * up(h), down, bias = x),
- *     silu fused into the gate's linear
+ *     h = rms_norm(x); x = linear(swiglu(linear(h, gate|up)), down, bias = x)
+ *     (gate and up stacked into one matrix)
  *   For one token (decoding) [1, n, heads, hd] and [1, heads, n, hd] are
  *   the same bytes: views replace the permutes.
  *   x = rms_norm(x); logits = linear(x, lm_head) (every row, or the last
@@ -225,6 +225,38 @@ static wgnn_status put_mat(wgnn_lm *lm, const float *f, int64_t n, int64_t k, wg
     return s;
 }
 
+/* Several layers' matrices [n_i, k] (names[i].weight, and .bias when bias)
+ * stacked into one [sum n_i, k]: one product instead of several. */
+static wgnn_status load_stacked(wgnn_lm *lm, const wgnn__st *st, int count, const char *const *names,
+                                const int64_t *ns, int64_t k, bool bias, wgnn__lm_mat *m) {
+    int64_t total = 0;
+    for (int i = 0; i < count; i++) total += ns[i];
+    float *w = malloc((size_t)(total * k) * sizeof *w), *b = bias ? malloc((size_t)total * sizeof *b) : NULL;
+    wgnn_status s = w && (!bias || b) ? WGNN_OK : wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    int64_t row = 0;
+    for (int i = 0; s == WGNN_OK && i < count; i++) {
+        char nm[256];
+        float *part = NULL;
+        snprintf(nm, sizeof nm, "%s.weight", names[i]);
+        s = wgnn__weight_read(lm->ctx, lm->dir, st, nm, D2(ns[i], k), &part);
+        if (s == WGNN_OK) memcpy(w + row * k, part, (size_t)(ns[i] * k) * sizeof *w);
+        free(part);
+        if (s == WGNN_OK && bias) {
+            snprintf(nm, sizeof nm, "%s.bias", names[i]);
+            s = wgnn__weight_read(lm->ctx, lm->dir, st, nm, D1(ns[i]), &part);
+            if (s == WGNN_OK) memcpy(b + row, part, (size_t)ns[i] * sizeof *b);
+            free(part);
+        }
+        row += ns[i];
+    }
+    if (s == WGNN_OK) s = put_mat(lm, w, total, k, m);
+    if (s == WGNN_OK && bias) s = upload(lm, b, WGNN_F32, D1(total), &m->bias);
+    if (s == WGNN_OK) lm->info.n_params += (uint64_t)(total * k) + (bias ? (uint64_t)total : 0);
+    free(w);
+    free(b);
+    return s;
+}
+
 static wgnn_status load_mat(wgnn_lm *lm, const wgnn__st *st, const char *name, int64_t n, int64_t k, bool bias,
                             wgnn__lm_mat *m) {
     char w[256], b[256];
@@ -304,15 +336,18 @@ wgnn_status wgnn__qwen3_load(wgnn_lm *lm, const wgnn__st *st) {
         char a[64], nm[160];
         snprintf(a, sizeof a, "model.layers.%d", l);
 #define NM(x) (snprintf(nm, sizeof nm, "%s.%s", a, x), nm)
-        bool qb = in->has_qkv_bias;
+        char qn[160], kn[160], vn[160], gn[160], un[160];
+        snprintf(qn, sizeof qn, "%s.self_attn.q_proj", a);
+        snprintf(kn, sizeof kn, "%s.self_attn.k_proj", a);
+        snprintf(vn, sizeof vn, "%s.self_attn.v_proj", a);
+        snprintf(gn, sizeof gn, "%s.mlp.gate_proj", a);
+        snprintf(un, sizeof un, "%s.mlp.up_proj", a);
+        const char *qkv[3] = {qn, kn, vn}, *gu[2] = {gn, un};
         if ((s = load_vec(lm, st, NM("input_layernorm.weight"), h, &L->in_norm)) ||
             (s = load_vec(lm, st, NM("post_attention_layernorm.weight"), h, &L->post_norm)) ||
-            (s = load_mat(lm, st, NM("self_attn.q_proj"), nq, h, qb, &L->q)) ||
-            (s = load_mat(lm, st, NM("self_attn.k_proj"), nkv, h, qb, &L->k)) ||
-            (s = load_mat(lm, st, NM("self_attn.v_proj"), nkv, h, qb, &L->v)) ||
+            (s = load_stacked(lm, st, 3, qkv, (int64_t[]){nq, nkv, nkv}, h, in->has_qkv_bias, &L->qkv)) ||
             (s = load_mat(lm, st, NM("self_attn.o_proj"), h, nq, false, &L->o)) ||
-            (s = load_mat(lm, st, NM("mlp.gate_proj"), f, h, false, &L->gate)) ||
-            (s = load_mat(lm, st, NM("mlp.up_proj"), f, h, false, &L->up)) ||
+            (s = load_stacked(lm, st, 2, gu, (int64_t[]){f, f}, h, false, &L->gate_up)) ||
             (s = load_mat(lm, st, NM("mlp.down_proj"), h, f, false, &L->down)))
             return s;
         if (in->has_qk_norm && ((s = load_vec(lm, st, NM("self_attn.q_norm.weight"), hd, &L->q_norm)) ||
@@ -374,11 +409,6 @@ static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, in
     return gb_op(b, label, "rms_norm", 2, in, 2, args);
 }
 
-static wgnn_value bin(gb *b, const char *label, const char *op, wgnn_value x, wgnn_value y) {
-    wgnn_value in[2] = {x, y};
-    return gb_op(b, label, op, 2, in, 0, NULL);
-}
-
 /* [n, heads, hd] -> [1, heads, n, hd]: a permute, or for one token (the
  * same bytes) a view. */
 static wgnn_value heads(gb *b, const char *label, wgnn_value x, int64_t n, int64_t nh, int64_t hd) {
@@ -397,9 +427,14 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
     char lab[96];
 #define LAB(x) (snprintf(lab, sizeof lab, "layers.%d.%s", l, x), lab)
     wgnn_value h = rms(b, LAB("input_layernorm"), x, L->in_norm, in->hidden_size);
-    wgnn_value q = mat(b, LAB("self_attn.q_proj"), h, &L->q);
-    wgnn_value k = mat(b, LAB("self_attn.k_proj"), h, &L->k);
-    wgnn_value v = mat(b, LAB("self_attn.v_proj"), h, &L->v);
+    wgnn_value qkv = mat(b, LAB("self_attn.qkv_proj"), h, &L->qkv);
+    char sizes[96];
+    snprintf(sizes, sizeof sizes, "split_sizes=%lld,%lld,%lld", (long long)(H * hd), (long long)(Hk * hd),
+             (long long)(Hk * hd));
+    const char *sargs[2] = {sizes, "dim=-1"};
+    wgnn_value parts[3] = {-1, -1, -1};
+    wgnn__gb_op_n(b, LAB("self_attn.split"), "split_with_sizes", 1, &qkv, 2, sargs, parts, 3);
+    wgnn_value q = parts[0], k = parts[1], v = parts[2];
     q = gb_view(b, q, 3, (int64_t[]){n, H, hd});
     k = gb_view(b, k, 3, (int64_t[]){n, Hk, hd});
     if (in->has_qk_norm) {
@@ -424,9 +459,8 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
     att = gb_view(b, att, 2, (int64_t[]){n, H * hd});
     x = mat_ex(b, LAB("self_attn.o_proj"), att, &L->o, x, NULL); /* + the residual */
     h = rms(b, LAB("post_attention_layernorm"), x, L->post_norm, in->hidden_size);
-    wgnn_value g = mat_ex(b, LAB("mlp.gate_proj"), h, &L->gate, -1, "silu");
-    wgnn_value u = mat(b, LAB("mlp.up_proj"), h, &L->up);
-    h = bin(b, LAB("mlp.mul"), "mul", g, u);
+    h = mat(b, LAB("mlp.gate_up_proj"), h, &L->gate_up);
+    h = gb_op(b, LAB("mlp.swiglu"), "swiglu", 1, &h, 0, NULL);
     x = mat_ex(b, LAB("mlp.down_proj"), h, &L->down, x, NULL); /* + the residual */
 #undef LAB
     return x;

@@ -57,11 +57,16 @@ static bool small_tile_ok(const wgnn_context *ctx) {
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
-        /* 32 lanes a column; fewer columns a workgroup when there are few
-         * columns, so that the grid still covers the GPU */
-        uint32_t want = ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : g->n >= 16384 ? 256u : 128u;
+        /* Lanes a column: enough that each walks its row in about two
+         * steps of four k's (a lane's loads wait on memory one step at a
+         * time, so fewer, wider steps hide the latency); 32 at least. */
+        uint32_t want = ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u;
         uint32_t wg = wgnn__clamp_workgroup_size(ctx, want);
-        return (gemm_tile){wg, wg < 32 ? wg : 32, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
+        uint32_t lanes = 32;
+        while (lanes < wg && (uint64_t)lanes * 8u < g->k) lanes *= 2;
+        if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes;
+        if (lanes > wg) lanes = wg;
+        return (gemm_tile){wg, lanes, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
     }
     if (ctx->knobs.gemm_tile[0]) {
         const uint32_t *t = ctx->knobs.gemm_tile;

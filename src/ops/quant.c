@@ -2,6 +2,10 @@
  * float32 scale per output (weight-only quantization, as the seed's
  * quantized_linear), shaders/linear_q8.wgsl.
  *
+ * Few rows (decoding) read the int8 words directly (shaders/linear_q8.wgsl);
+ * from Q8_GEMM_ROWS rows on (prefill) W is dequantized once into a float32
+ * scratch buffer (shaders/dequant_q8.wgsl) and linear's GEMM runs on it.
+ *
  * Weight format: W int8 [N, K] as int32 [N, K/4], each word four signed
  * bytes, k ascending from the low byte (numpy: w8.view(np.int32) of a C
  * order int8 array); the output is
@@ -9,6 +13,7 @@
  * Quantizing (done by the caller, e.g. src/models/qwen3.c) with
  * scale[j] = max_k |w[j, k]| / 127 and W = round(w / scale) keeps every
  * weight within scale / 2 of its float value. */
+#include "gemm.h"
 #include "op.h"
 #include "ref/gemm_ref.h"
 
@@ -20,6 +25,47 @@
 #define Q8_PARAMS(X, S) X(S, u32, m) X(S, u32, n) X(S, u32, k4) X(S, u32, bias_rs)
 WGNN__PARAMS_STRUCT(q8_params, Q8_PARAMS);
 WGNN__PARAMS_CHECK(q8_params, Q8_PARAMS)
+#define DQ_PARAMS(X, S) X(S, u32, n) X(S, u32, k4)
+WGNN__PARAMS_STRUCT(dq_params, DQ_PARAMS);
+WGNN__PARAMS_CHECK(dq_params, DQ_PARAMS)
+
+/* Rows past which the weights are dequantized once into scratch and the
+ * GEMM runs (prefill); below, the GEMV-like kernel reads int8 directly. */
+#define Q8_GEMM_ROWS 16u
+
+/* Many rows: W -> float32 scratch (scale applied), then linear's GEMM on
+ * it. *done false (nothing planned) when the scratch would pass a binding. */
+static wgnn_status plan_dequant_gemm(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                                     wgnn_tensor *const *out, wgnn__plan *p, uint64_t rows, bool *done) {
+    uint64_t nn = (uint64_t)n->in[1].dims[0], k4 = (uint64_t)n->in[1].dims[1], k = 4 * k4;
+    *done = false;
+    if (nn * k * 4u > ctx->limits.maxStorageBufferBindingSize || nn * k4 > UINT32_MAX) return WGNN_OK;
+    int sc = wgnn__plan_scratch(p, nn * k * 4u);
+    if (sc < 0) return WGNN_OK;
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256), gx, gy;
+    char pre[512];
+    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\n", WGNN__PARAMS_WGSL(DQ_PARAMS), wg);
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "dequant_q8", pre, NULL, 0, &pipe);
+    if (s == WGNN_OK)
+        s = wgnn__compute_2d_workgroup_count(ctx, (nn * k4 + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
+                                             "linear_q8", &gx, &gy);
+    if (s != WGNN_OK) return s;
+    dq_params dp = {(uint32_t)nn, (uint32_t)k4};
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &dp, sizeof dp, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind(d, in[1]->buf, 0, 0);
+    wgnn__plan_bind(d, in[2]->buf, 0, 0);
+    wgnn__plan_bind_scratch(d, (uint32_t)sc, 0, 0);
+    bool bias = n->n_in > 3;
+    wgnn__gemm g = {.m = (uint32_t)rows, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
+                    .a = {in[0]->buf, -1, 0, 0}, .b = {NULL, sc, 0, 0}, .c = {out[0]->buf, -1, 0, 0},
+                    .bias = bias ? (wgnn__gemm_operand){in[3]->buf, -1, 0, 0} : (wgnn__gemm_operand){NULL, -1, 0, 0},
+                    .lda = k, .ldb = k, .ldc = nn, .bias_rs = bias && n->in[3].rank > 1 ? nn : 0, .bias_cs = 1,
+                    .trans_b = true, .alpha = 1, .beta = 1, .act = (wgnn__act)n->arg[0].i[0]};
+    *done = true;
+    return wgnn__gemm_plan(ctx, p, &g);
+}
 
 static wgnn_status q8_check(wgnn__node *n) {
     const wgnn_desc *x = &n->in[0], *w = &n->in[1], *sc = &n->in[2], *b = n->n_in > 3 ? &n->in[3] : NULL;
@@ -75,10 +121,19 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
                              names[i], (unsigned long long)sizes[i], (unsigned long long)lim);
     if (rows * k4 > UINT32_MAX || nn * k4 > UINT32_MAX || rows * nn > UINT32_MAX)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "linear_q8: more than 2^32 elements in one operand");
+    if (rows >= Q8_GEMM_ROWS && rows <= UINT32_MAX) {
+        bool done;
+        wgnn_status s = plan_dequant_gemm(ctx, n, in, out, p, rows, &done);
+        if (s != WGNN_OK || done) return s;
+    }
     /* MR rows of x per workgroup: decoding's few rows in one block, else
      * blocks of 8 (W is read once per block) */
     uint32_t mr = rows <= 4 ? (uint32_t)rows : 8u;
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256), lanes = 32;
+    /* lanes a row of W: enough that each walks it in about two steps of
+     * four words (as the GEMV; see gemm.c) */
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u), lanes = 32;
+    while (lanes < wg && (uint64_t)lanes * 8u < k4) lanes *= 2;
+    if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes;
     while (lanes > 1 && lanes > k4) lanes /= 2;
     if (lanes > wg) lanes = wg;
     uint64_t row_blocks = (rows + mr - 1) / mr;
