@@ -16,8 +16,10 @@ for m in vit_b16 siglip_b16; do
   for b in ${batches//,/ }; do
     for w in ${WEIGHTS:-f32 f16}; do
       echo "=== wgnn run $m batch $b weights $w"
+      # float16 weights round each weight by up to 2^-11 relative: a looser bound
+      tol=2e-3; [ "$w" = f16 ] && tol=5e-3
       ./build/wgnn run --model "$work/$m" --input "$work/${m}_x$b.npy" --weights $w --iters ${ITERS:-30} \
-        --profile --ref "$work/${m}_last$b.npy" --pooled-ref "$work/${m}_pool$b.npy" --atol 2e-3 --rtol 2e-3 \
+        --profile --ref "$work/${m}_last$b.npy" --pooled-ref "$work/${m}_pool$b.npy" --atol $tol --rtol $tol \
         > "$out/wgnn_${m}_b${b}_$w.txt" 2>&1
       grep -E "^input|^GPU time|vs /|wgnn:" "$out/wgnn_${m}_b${b}_$w.txt"
     done
