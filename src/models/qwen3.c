@@ -6,11 +6,11 @@
  *   x = embedding(embed, ids)                                   [n, hidden]
  *   per layer:
  *     h = rms_norm(x)
- *     q, k, v = split(linear(h))     [n, H*hd], [n, Hkv*hd] x 2 (one stacked matrix)
- *     q, k: view [n, heads, hd] -> rms_norm over hd (Qwen3) -> rope with
- *           cos/sin = embedding(table, pos) viewed [n, 1, hd]
- *     k, v: view [1, n, Hkv, hd] -> permute [1, Hkv, n, hd] -> index_copy
- *           into the layer's cache at pos (in place, dim 2)
+ *     qkv = linear(h)                [n, (H + 2 Hkv) hd] (one stacked matrix)
+ *     q, k, v = qkv_rope(qkv, cos, sin, q_norm, k_norm): heads [1, heads, n, hd],
+ *           q and k RMS-normalized per head (Qwen3) and rotated, with cos/sin
+ *           = embedding(table, pos) [n, hd]; one kernel
+ *     k, v -> index_copy into the layer's cache at pos (in place, dim 2)
  *     att = sdpa_kvcache(q [1, H, n, hd], k_cache, v_cache, lens) -> [n, H*hd]
  *     x = linear(att, o, bias = x)          (the residual in the same pass)
  *     h = rms_norm(x); x = linear(swiglu(linear(h, gate|up)), down, bias = x)
@@ -409,15 +409,6 @@ static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, in
     return gb_op(b, label, "rms_norm", 2, in, 2, args);
 }
 
-/* [n, heads, hd] -> [1, heads, n, hd]: a permute, or for one token (the
- * same bytes) a view. */
-static wgnn_value heads(gb *b, const char *label, wgnn_value x, int64_t n, int64_t nh, int64_t hd) {
-    if (n == 1) return gb_view(b, x, 4, (int64_t[]){1, nh, 1, hd});
-    const char *perm[1] = {"dims=0,2,1,3"};
-    wgnn_value v = gb_view(b, x, 4, (int64_t[]){1, n, nh, hd});
-    return gb_op(b, label, "permute", 1, &v, 1, perm);
-}
-
 static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, wgnn_value sinv, wgnn_value pos,
                         wgnn_value lens) {
     wgnn_lm *lm = b->user;
@@ -428,26 +419,22 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
 #define LAB(x) (snprintf(lab, sizeof lab, "layers.%d.%s", l, x), lab)
     wgnn_value h = rms(b, LAB("input_layernorm"), x, L->in_norm, in->hidden_size);
     wgnn_value qkv = mat(b, LAB("self_attn.qkv_proj"), h, &L->qkv);
-    char sizes[96];
-    snprintf(sizes, sizeof sizes, "split_sizes=%lld,%lld,%lld", (long long)(H * hd), (long long)(Hk * hd),
-             (long long)(Hk * hd));
-    const char *sargs[2] = {sizes, "dim=-1"};
-    wgnn_value parts[3] = {-1, -1, -1};
-    wgnn__gb_op_n(b, LAB("self_attn.split"), "split_with_sizes", 1, &qkv, 2, sargs, parts, 3);
-    wgnn_value q = parts[0], k = parts[1], v = parts[2];
-    q = gb_view(b, q, 3, (int64_t[]){n, H, hd});
-    k = gb_view(b, k, 3, (int64_t[]){n, Hk, hd});
+    /* one kernel: heads out of the stacked projection, q/k RMSNorm, RoPE */
+    char nh[48], nkv[48], eps[48];
+    snprintf(nh, sizeof nh, "num_heads=%lld", (long long)H);
+    snprintf(nkv, sizeof nkv, "num_kv_heads=%lld", (long long)Hk);
+    snprintf(eps, sizeof eps, "eps=%.17g", in->rms_norm_eps);
+    const char *args[3] = {nh, nkv, eps};
+    wgnn_value xin[5] = {gb_view(b, qkv, 3, (int64_t[]){1, n, (H + 2 * Hk) * hd}), cosv, sinv, -1, -1};
+    int n_in = 3;
     if (in->has_qk_norm) {
-        q = rms(b, LAB("self_attn.q_norm"), q, L->q_norm, hd);
-        k = rms(b, LAB("self_attn.k_norm"), k, L->k_norm, hd);
+        xin[n_in++] = cst(b, L->q_norm, "q_norm");
+        xin[n_in++] = cst(b, L->k_norm, "k_norm");
     }
-    wgnn_value rq[3] = {q, cosv, sinv}, rk[3] = {k, cosv, sinv};
-    q = gb_op(b, LAB("self_attn.rope_q"), "apply_rotary_emb_hf", 3, rq, 0, NULL);
-    k = gb_op(b, LAB("self_attn.rope_k"), "apply_rotary_emb_hf", 3, rk, 0, NULL);
+    wgnn_value outs[3] = {-1, -1, -1};
+    wgnn__gb_op_n(b, LAB("self_attn.qkv_rope"), "qkv_rope", n_in, xin, 3, args, outs, 3);
+    wgnn_value q = outs[0], k = outs[1], v = outs[2];
     const char *dim2[1] = {"dim=2"};
-    q = heads(b, LAB("self_attn.q_heads"), q, n, H, hd);
-    k = heads(b, LAB("self_attn.k_heads"), k, n, Hk, hd);
-    v = heads(b, LAB("self_attn.v_heads"), v, n, Hk, hd);
     wgnn_value kc = cst(b, L->kc, "k cache"), vc = cst(b, L->vc, "v cache");
     wgnn__gb_op_into(b, "index_copy", 3, (wgnn_value[]){kc, pos, k}, 1, dim2, kc);
     wgnn__gb_op_into(b, "index_copy", 3, (wgnn_value[]){vc, pos, v}, 1, dim2, vc);
@@ -468,7 +455,7 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
 
 wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
     const wgnn_lm_info *in = &lm->info;
-    const int64_t n = gr->n, hd = in->head_dim;
+    const int64_t n = gr->n;
     gb b = {lm->ctx, NULL, WGNN_OK, lm};
     b.s = wgnn_graph_create(lm->ctx, &b.g);
     gr->g = b.g;
@@ -486,8 +473,6 @@ wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
     }
     wgnn_value cosv = gb_op(&b, "rope.cos", "embedding", 2, (wgnn_value[]){cst(&b, lm->cos, "cos"), gr->pos}, 0, NULL);
     wgnn_value sinv = gb_op(&b, "rope.sin", "embedding", 2, (wgnn_value[]){cst(&b, lm->sin, "sin"), gr->pos}, 0, NULL);
-    cosv = gb_view(&b, cosv, 3, (int64_t[]){n, 1, hd});
-    sinv = gb_view(&b, sinv, 3, (int64_t[]){n, 1, hd});
     for (int l = 0; l < in->num_layers; l++) x = layer(&b, l, x, n, cosv, sinv, gr->pos, gr->lens);
     if (gr->kind != WGNN__LM_LOGITS && n > 1) {
         char st[48];

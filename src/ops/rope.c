@@ -9,7 +9,9 @@
 
 #include "ref/norm_ref.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ROPE_PARAMS(X, S)                                                                    \
@@ -152,5 +154,144 @@ const wgnn__op wgnn__op_apply_rotary_emb_hf = {
     rope_check,
     rope_plan,
     wgnn__ref_rope_hf,
+    false,
+};
+
+/* ---- qkv_rope: a fused q|k|v projection into roped heads -------------------- */
+
+#define QKV_PARAMS(X, S) X(S, u32, n_groups) X(S, u32, n) X(S, u32, h) X(S, u32, hk) X(S, f32, eps)
+WGNN__PARAMS_STRUCT(qkv_params, QKV_PARAMS);
+WGNN__PARAMS_CHECK(qkv_params, QKV_PARAMS)
+
+enum { QA_HEADS, QA_KV_HEADS, QA_EPS };
+
+static wgnn_status qkv_check(wgnn__node *n) {
+    const wgnn_desc *x = &n->in[0], *c = &n->in[1], *s = &n->in[2];
+    for (int i = 0; i < n->n_in; i++)
+        if (n->in[i].dtype != WGNN_F32)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "input %d is %s; qkv_rope takes float32 only", i,
+                                  wgnn_dtype_name(n->in[i].dtype));
+    if (n->n_in == 4)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "give both q_norm and k_norm weights, or neither");
+    int64_t H = n->arg[QA_HEADS].i[0], Hk = n->arg[QA_KV_HEADS].i[0];
+    char xs[160], cs[160];
+    wgnn__dims_str(x, xs, sizeof xs);
+    wgnn__dims_str(c, cs, sizeof cs);
+    if (H < 1 || Hk < 1 || H > 65536 || Hk > 65536)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "num_heads %lld and num_kv_heads %lld must be in [1, 65536]",
+                              (long long)H, (long long)Hk);
+    if (x->rank != 3 || x->dims[2] % (H + 2 * Hk) != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "qkv is %s; it must be [B, n, (num_heads + 2 * num_kv_heads) * D] = [B, n, %lld * D]", xs,
+                              (long long)(H + 2 * Hk));
+    int64_t D = x->dims[2] / (H + 2 * Hk);
+    if (D < 2 || D > 2048 || D % 2 != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "head dim D=%lld must be even and in [2, 2048]",
+                              (long long)D);
+    bool ok = c->rank == 2 && c->dims[0] == x->dims[1] && c->dims[1] == D && s->rank == 2 && s->dims[0] == c->dims[0] &&
+              s->dims[1] == c->dims[1];
+    if (!ok)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cos %s and sin must both be [n, D] = [%lld, %lld]", cs,
+                              (long long)x->dims[1], (long long)D);
+    for (int i = 3; i < n->n_in; i++)
+        if (n->in[i].rank != 1 || n->in[i].dims[0] != D)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s must be [D] = [%lld]", i == 3 ? "q_norm" : "k_norm",
+                                  (long long)D);
+    if (!(n->arg[QA_EPS].f >= 0) || !isfinite(n->arg[QA_EPS].f))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[QA_EPS].f);
+    n->n_out = 3;
+    int64_t heads[3] = {H, Hk, Hk};
+    for (int o = 0; o < 3; o++) n->out[o] = (wgnn_desc){WGNN_F32, 4, {x->dims[0], heads[o], x->dims[1], D}};
+    return WGNN_OK;
+}
+
+static wgnn_status qkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                            wgnn_tensor *const *out, wgnn__plan *p) {
+    const wgnn_desc *x = &n->in[0];
+    uint64_t H = (uint64_t)n->arg[QA_HEADS].i[0], Hk = (uint64_t)n->arg[QA_KV_HEADS].i[0];
+    uint64_t D = (uint64_t)x->dims[2] / (H + 2 * Hk), groups = (uint64_t)x->dims[0] * (uint64_t)x->dims[1] * (H + 2 * Hk);
+    if (in[0]->nbytes > ctx->limits.maxStorageBufferBindingSize || groups * D > UINT32_MAX)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "qkv_rope: qkv holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu)",
+                         (unsigned long long)in[0]->nbytes, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    uint64_t wg = 1;
+    while (wg < D / 2) wg *= 2;
+    if (wg > ctx->limits.maxComputeInvocationsPerWorkgroup || wg > ctx->limits.maxComputeWorkgroupSizeX)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "qkv_rope: D/2 = %llu threads pass the device's workgroup size",
+                         (unsigned long long)(D / 2));
+    bool norm = n->n_in == 5;
+    char pre[512];
+    snprintf(pre, sizeof pre, "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\n",
+             WGNN__PARAMS_WGSL(QKV_PARAMS), (unsigned long long)(D / 2), (unsigned long long)wg,
+             norm ? "true" : "false");
+    const wgnn__pipe *pipe;
+    uint32_t gx, gy;
+    wgnn_status s = wgnn__pipeline(ctx, "qkv_rope", pre, NULL, 0, &pipe);
+    if (s == WGNN_OK)
+        s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, "qkv_rope", &gx,
+                                             &gy);
+    if (s != WGNN_OK) return s;
+    qkv_params q = {(uint32_t)groups, (uint32_t)x->dims[1], (uint32_t)H, (uint32_t)Hk, (float)n->arg[QA_EPS].f};
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < 3; i++) wgnn__plan_bind(d, in[i]->buf, 0, 0);
+    for (int i = 3; i < 5; i++) wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, norm ? in[i]->buf : NULL, false), 0, 0);
+    for (int i = 0; i < 3; i++) wgnn__plan_bind(d, out[i]->buf, 0, 0);
+    return WGNN_OK;
+}
+
+static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *out) {
+    const wgnn_desc *x = &n->in[0];
+    int64_t H = n->arg[QA_HEADS].i[0], Hk = n->arg[QA_KV_HEADS].i[0], heads = H + 2 * Hk;
+    int64_t B = x->dims[0], T = x->dims[1], D = x->dims[2] / heads, half = D / 2;
+    const float *X = in[0], *C = in[1], *S = in[2], *qw = n->n_in == 5 ? in[3] : NULL, *kw = n->n_in == 5 ? in[4] : NULL;
+    double eps = n->arg[QA_EPS].f;
+    double *v = malloc((size_t)D * sizeof *v);
+    if (!v) return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t t = 0; t < T; t++)
+            for (int64_t h = 0; h < heads; h++) {
+                const float *src = X + ((b * T + t) * heads + h) * D;
+                for (int64_t i = 0; i < D; i++) v[i] = src[i];
+                int kind = h < H ? 0 : h < H + Hk ? 1 : 2;
+                if (qw && kind < 2) {
+                    double ss = 0;
+                    for (int64_t i = 0; i < D; i++) ss += v[i] * v[i];
+                    double inv = 1.0 / sqrt(ss / (double)D + eps);
+                    const float *w = kind == 0 ? qw : kw;
+                    for (int64_t i = 0; i < D; i++) v[i] *= inv * w[i];
+                }
+                int64_t nh = kind == 0 ? H : Hk, hh = kind == 0 ? h : kind == 1 ? h - H : h - H - Hk;
+                float *dst = (float *)out[kind] + ((b * nh + hh) * T + t) * D;
+                for (int64_t i = 0; i < D; i++) {
+                    double r = v[i];
+                    if (kind < 2) {
+                        double rot = i < half ? -v[i + half] : v[i - half];
+                        r = v[i] * C[t * D + i] + rot * S[t * D + i];
+                    }
+                    dst[i] = (float)r;
+                }
+            }
+    free(v);
+    return WGNN_OK;
+}
+
+static const wgnn_op_arg_info k_qkv_args[] = {
+    {"num_heads", "int", NULL, "H: query heads"},
+    {"num_kv_heads", "int", NULL, "Hk: key and value heads"},
+    {"eps", "float", "1e-6", "RMSNorm's epsilon (with q_norm and k_norm)"},
+};
+
+const wgnn__op wgnn__op_qkv_rope = {
+    {"qkv_rope",
+     "a fused q|k|v projection into heads: q and k RMS-normalized per head (optional, Qwen3) and rotated "
+     "(apply_rotary_emb_hf), v as is (not an aten op)",
+     "qkv, cos, sin, [q_norm, k_norm]",
+     "qkv [B, n, (H + 2 Hk) * D] (q's H heads, then k's Hk, then v's Hk, D each), cos and sin [n, D], q_norm and "
+     "k_norm [D] -> q [B, H, n, D], k [B, Hk, n, D], v [B, Hk, n, D]; D even, <= 2048; float32",
+     3, 5, 3, k_qkv_args},
+    qkv_check,
+    qkv_plan,
+    qkv_ref,
     false,
 };
