@@ -176,20 +176,15 @@ static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, u
  * TY*TX threads, 4*RG*TY query rows, KE*TX keys a tile. On CPU adapters
  * (lavapipe) small tiles first. WGNN_FUSED_TILE=TYxTXxKExRG puts a tile
  * first, for tuning. */
-static bool fused_tile(const wgnn_context *ctx, uint32_t d4, bool few_rows, fused_cfg *c) {
+static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
     static const uint32_t gpu[][4] = {{16, 16, 2, 1}, {8, 16, 2, 1}, {16, 8, 4, 1}, {8, 8, 4, 1}, {16, 4, 4, 1},
                                       {8, 4, 4, 1},  {4, 4, 4, 1},  {4, 2, 4, 1},  {2, 2, 4, 1}, {1, 2, 4, 1},
                                       {1, 1, 4, 1}};
-    /* decoding over a KV cache (a few query rows): half the rows a tile,
-     * 32 instead of 64; measured on the H200, Qwen3-0.6B shape at context
-     * 512: 4.81 against 5.20 ms a token (docs/PERFORMANCE.md) */
-    static const uint32_t gpu_few[][4] = {{8, 16, 2, 1}, {16, 8, 4, 1}, {8, 8, 4, 1}, {16, 4, 4, 1}, {8, 4, 4, 1},
-                                          {4, 4, 4, 1},  {4, 2, 4, 1},  {2, 2, 4, 1}, {1, 2, 4, 1},  {1, 1, 4, 1}};
     static const uint32_t cpu[][4] = {{8, 4, 4, 2}, {4, 4, 4, 2}, {8, 4, 4, 1}, {8, 8, 4, 1}, {4, 4, 4, 1},
                                       {4, 2, 4, 1}, {2, 2, 4, 1}, {1, 2, 4, 1}, {1, 1, 4, 1}};
     bool is_cpu = cpu_adapter(ctx);
-    const uint32_t(*cand)[4] = is_cpu ? cpu : few_rows ? gpu_few : gpu;
-    size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : few_rows ? sizeof gpu_few / sizeof gpu_few[0] : sizeof gpu / sizeof gpu[0];
+    const uint32_t(*cand)[4] = is_cpu ? cpu : gpu;
+    size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
     const WGPULimits *L = &ctx->limits;
     const uint32_t *e = ctx->knobs.fused_tile;
     bool use_env = e[0] != 0;
@@ -284,7 +279,7 @@ static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
  * they cannot disagree: tile, heads per dispatch (*shc is one such chunk)
  * and key splits. */
 static wgnn_status fused_plan(wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c, sdpa_shape *shc) {
-    if (!fused_tile(ctx, (uint32_t)(sh->d / 4), sh->kvlen && sh->s_q <= 32, c))
+    if (!fused_tile(ctx, (uint32_t)(sh->d / 4), c))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "sdpa fused: D=%llu needs more workgroup memory than the device's "
                          "maxComputeWorkgroupStorageSize (%u bytes) has; use the three-pass implementation",
@@ -531,7 +526,7 @@ static wgnn_sdpa_impl route(wgnn_context *ctx, const sdpa_shape *sh, wgnn_sdpa_i
     fused_cfg c;
     wgnn_sdpa_impl tp =
         !cpu_adapter(ctx) || sh->bh * sh->s_q < WGNN__CPU_CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
-    if (fused_tile(ctx, (uint32_t)(sh->d / 4), false, &c)) {
+    if (fused_tile(ctx, (uint32_t)(sh->d / 4), &c)) {
         if (cpu_adapter(ctx) && sh->s_q * 4u < 4ull * c.rg * c.ty) pref[n++] = WGNN_SDPA_CHANNEL;
         pref[n++] = WGNN_SDPA_FUSED;
     }
