@@ -2,7 +2,9 @@
  * N tiny dependent ops (relu on 1024 floats), N independent ones, and N
  * decode-sized GEMVs (linear 1 x K -> N_out), timed by wall clock over
  * whole runs (one submit each). A measuring tool for docs/PERFORMANCE.md,
- * not a test:  build/graph_overhead [N] */
+ * not a test. Built with the library (target graph_overhead):
+ *     build/graph_overhead [N]        # N relus a chain, default 500
+ * WGNN_GEMV_WG / WGNN_GEMV_LANES change the GEMV's shape. */
 #include "wgnn.h"
 
 #include <stdbool.h>
