@@ -332,7 +332,25 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     gemm_tile t = pick_tile(ctx, g);
     char pre[1024];
-    if (t.gemv_mr)
+    /* 16-byte loads when every row and offset of A and W is a multiple of 4
+     * elements (shaders/gemv4.wgsl): lanes a column such that each walks
+     * its row in at most two steps of four pieces */
+    bool v4 = t.gemv_mr && g->k % 4 == 0 && g->lda % 4 == 0 && g->ldb % 4 == 0 && g->a.off % 4 == 0 &&
+              g->b.off % 4 == 0 && g->a.bs % 4 == 0 && g->b.bs % 4 == 0;
+    if (v4) {
+        uint32_t lanes = 32;
+        while (lanes < t.wx && (uint64_t)lanes * 8u < g->k / 4u) lanes *= 2;
+        if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes < t.wx ? ctx->knobs.gemv_lanes : t.wx;
+        t.wy = lanes;
+        snprintf(pre, sizeof pre,
+                 "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\n%s"
+                 "const HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+                 WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr,
+                 g->b_f16 ? "alias BT4 = vec2<u32>;\n"
+                            "fn ldw(x: BT4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n"
+                          : "alias BT4 = vec4<f32>;\nfn ldw(x: BT4) -> vec4<f32> { return x; }\n",
+                 has_bias ? "true" : "false", (unsigned)g->act);
+    } else if (t.gemv_mr)
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst B_F16: bool = %s;\n"
                  "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
@@ -347,7 +365,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                  g->trans_b ? "true" : "false", g->b_f16 ? "true" : "false", g->b_f16 ? "u32" : "f32",
                  has_bias ? "true" : "false", (unsigned)g->act);
     const wgnn__pipe *pipe;
-    wgnn_status s = wgnn__pipeline(ctx, t.gemv_mr ? "gemv" : "gemm", pre, NULL, 0, &pipe);
+    wgnn_status s = wgnn__pipeline(ctx, v4 ? "gemv4" : t.gemv_mr ? "gemv" : "gemm", pre, NULL, 0, &pipe);
     if (s != WGNN_OK) return s;
 
     /* does one batch entry fit a binding (with room to start it at an

@@ -1,0 +1,92 @@
+// gemv4.wgsl - gemv.wgsl with 16-byte loads (src/ops/gemm.c picks it when K,
+// the row strides and the offsets are multiples of 4): linear's
+// y = act(alpha * x W^T + beta * bias) for M <= 4 rows of x, the decode-time
+// product, bound by reading W once. Same Params and bindings as gemm.wgsl
+// (TRANS_B only), indices in elements (divided by 4 here).
+//
+// A workgroup of WG threads computes NJ = WG / LANES output columns: LANES
+// consecutive threads walk one row of W, each reading four 16-byte pieces
+// (LANES apart) before it adds any, so four loads a lane are in flight; MR
+// partial sums a thread, reduced through workgroup memory at the end.
+// B_F16: W holds halves, a piece is a vec2<u32> (four halves).
+//
+// Prelude (src/ops/gemm.c): struct Params, consts WG, LANES, MR, alias BT4,
+// fn ldw(BT4) -> vec4<f32>, HAS_BIAS, ACT.
+// Dispatch: (ceil(n / NJ) folded into x*y, 1, batches); see common/grid.
+
+#include "common/act"
+#include "common/grid"
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> A: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> B: array<BT4>;
+@group(0) @binding(3) var<storage, read_write> C: array<f32>;
+@group(0) @binding(4) var<storage, read> BIAS: array<f32>;
+
+const NJ: u32 = WG / LANES;
+var<workgroup> RED: array<f32, WG * MR>;
+
+fn act(x: vec4<f32>) -> vec4<f32> {
+    switch (ACT) {
+        case 1u: { return act_relu(x); }
+        case 2u: { return act_gelu(x); }
+        case 3u: { return act_gelu_tanh(x); }
+        case 4u: { return act_silu(x); }
+        default: { return x; }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) tid: u32) {
+    let lane = tid % LANES;
+    let jl = tid / LANES;
+    let j = wg_flat(vec3(wid.x, wid.y, 0u), nwg) * NJ + jl;
+    let a_base = (P.a_off + wid.z * P.a_bs) / 4u;
+    let lda = P.lda / 4u;
+    let k4 = P.k / 4u;
+    var acc: array<f32, MR>;
+    for (var r = 0u; r < MR; r++) { acc[r] = 0.0; }
+    if (j < P.n) {
+        let row = (P.b_off + wid.z * P.b_bs + j * P.ldb) / 4u;
+        var k = lane;
+        for (; k + 3u * LANES < k4; k += 4u * LANES) {
+            let w0 = ldw(B[row + k]);
+            let w1 = ldw(B[row + k + LANES]);
+            let w2 = ldw(B[row + k + 2u * LANES]);
+            let w3 = ldw(B[row + k + 3u * LANES]);
+            for (var r = 0u; r < MR; r++) {
+                if (r < P.m) {
+                    let ab = a_base + r * lda + k;
+                    acc[r] += dot(A[ab], w0) + dot(A[ab + LANES], w1) + dot(A[ab + 2u * LANES], w2) +
+                              dot(A[ab + 3u * LANES], w3);
+                }
+            }
+        }
+        for (; k < k4; k += LANES) {
+            let w = ldw(B[row + k]);
+            for (var r = 0u; r < MR; r++) {
+                if (r < P.m) { acc[r] += dot(A[a_base + r * lda + k], w); }
+            }
+        }
+    }
+    for (var r = 0u; r < MR; r++) { RED[r * WG + tid] = acc[r]; }
+    workgroupBarrier();
+    for (var s = LANES / 2u; s > 0u; s >>= 1u) {
+        if (lane < s) {
+            for (var r = 0u; r < MR; r++) { RED[r * WG + tid] += RED[r * WG + tid + s]; }
+        }
+        workgroupBarrier();
+    }
+    if (lane == 0u && j < P.n) {
+        let c_base = P.c_off + wid.z * P.c_bs;
+        let bias_base = P.bias_off + wid.z * P.bias_bs;
+        for (var r = 0u; r < MR; r++) {
+            if (r < P.m) {
+                var v = P.alpha * RED[r * WG + tid];
+                if (HAS_BIAS) { v += P.beta * BIAS[bias_base + r * P.bias_rs + j * P.bias_cs]; }
+                C[c_base + r * P.ldc + j] = act(vec4(v)).x;
+            }
+        }
+    }
+}
