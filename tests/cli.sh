@@ -499,6 +499,10 @@ mkdir -p badlm && cp "$QW"/config.json "$QW"/tokenizer.json badlm/ && head -c 30
 run generate --model badlm --prompt "hi" --ids-out gone.npy
 check "generate on a truncated model.safetensors exits 1 naming it and writes nothing" \
     eval 'rc_is 1 && one_line_err && err_has "model.safetensors" && no_file gone.npy'
+mkdir -p badtok && cp "$QW"/config.json "$QW"/model.safetensors badtok/ && head -c 500 "$QW/tokenizer.json" >badtok/tokenizer.json
+run generate --model badtok --prompt "hi" --ids-out gone.npy
+check "generate with a truncated tokenizer.json exits 1 naming it and writes nothing" \
+    eval 'rc_is 1 && one_line_err && err_has "tokenizer.json" && no_file gone.npy'
 run generate --model "$QW" --prompt-ids 51,99999
 check "generate with an id past the vocabulary exits 1 naming it" eval 'rc_is 1 && err_has "99999"'
 

@@ -254,6 +254,9 @@ static void broken_folders(wgnn_context *ctx) {
         {"bad_eos", "generation_config.json", "\"eos_token_id\": 1023", "\"eos_token_id\": 99999", 0, "eos_token_id"},
         {"truncated", "model.safetensors", NULL, NULL, 5000, "model.safetensors"},
         {"bad_json", "config.json", "{", "{{", 0, "config.json"},
+        /* Qwen2's q/k/v have biases: a Qwen3 checkpoint has none */
+        {"qwen2_no_bias", "config.json", "\"model_type\": \"qwen3\"", "\"model_type\": \"qwen2\"", 0,
+         "self_attn.q_proj.bias is missing"},
     };
     static const char *const files[3] = {"config.json", "generation_config.json", "model.safetensors"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -279,6 +282,38 @@ static void broken_folders(wgnn_context *ctx) {
         rmdir(dir);
     }
     rmdir(root);
+
+    /* a Llama config over the Qwen3 weights: the same graph without q/k
+     * norms (their tensors unused); it loads and generates (the values are
+     * not a reference: no Llama fixture) */
+    char dir[256];
+    snprintf(dir, sizeof dir, "/tmp/wgnn_lm_llama_%d", (int)getpid());
+    mkdir(dir, 0700);
+    copy_edit(dir, "config.json", "\"model_type\": \"qwen3\"", "\"model_type\": \"llama\"", 0);
+    copy_edit(dir, "model.safetensors", NULL, NULL, 0);
+    wgnn_lm *lm = NULL;
+    wgnn_status s = wgnn_lm_load(ctx, dir, NULL, &lm);
+    CHECK(s == WGNN_OK, "llama config: %s", wgnn_context_error(ctx));
+    if (s == WGNN_OK) {
+        wgnn_lm_info in;
+        wgnn_lm_get_info(lm, &in);
+        int32_t ids[3] = {51, 928, 676};
+        collect c = {{0}, 0};
+        wgnn_lm_generate_options go = {0};
+        go.greedy = 1;
+        go.max_new_tokens = 4;
+        go.ignore_eos = 1;
+        s = wgnn_lm_generate(lm, ids, 3, &go, on_tok, &c, NULL);
+        CHECK(s == WGNN_OK && c.n == 4 && !in.has_qk_norm && strcmp(in.model_type, "llama") == 0,
+              "llama generate: %s", wgnn_context_error(ctx));
+        wgnn_lm_destroy(lm);
+    }
+    char p[1200];
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    unlink(p);
+    rmdir(dir);
 }
 
 int main(int argc, char **argv) {
