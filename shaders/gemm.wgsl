@@ -54,15 +54,7 @@ fn load_b(i: u32) -> f32 {
     }
 }
 
-fn act(x: vec4<f32>) -> vec4<f32> {
-    switch (ACT) {
-        case 1u: { return act_relu(x); }
-        case 2u: { return act_gelu(x); }
-        case 3u: { return act_gelu_tanh(x); }
-        case 4u: { return act_silu(x); }
-        default: { return x; }
-    }
-}
+fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
 @compute @workgroup_size(WX * WY)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {

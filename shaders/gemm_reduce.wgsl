@@ -14,16 +14,7 @@
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<storage, read> BIAS: array<f32>;
 
-fn act(x: f32) -> f32 {
-    let v = vec4(x);
-    switch (ACT) {
-        case 1u: { return act_relu(v).x; }
-        case 2u: { return act_gelu(v).x; }
-        case 3u: { return act_gelu_tanh(v).x; }
-        case 4u: { return act_silu(v).x; }
-        default: { return x; }
-    }
-}
+fn act(x: f32) -> f32 { return act_by(ACT, vec4<f32>(x)).x; }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

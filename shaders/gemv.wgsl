@@ -25,15 +25,7 @@
 const NJ: u32 = WG / LANES;
 var<workgroup> RED: array<f32, WG * MR>;
 
-fn act(x: vec4<f32>) -> vec4<f32> {
-    switch (ACT) {
-        case 1u: { return act_relu(x); }
-        case 2u: { return act_gelu(x); }
-        case 3u: { return act_gelu_tanh(x); }
-        case 4u: { return act_silu(x); }
-        default: { return x; }
-    }
-}
+fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

@@ -27,16 +27,7 @@
 const NJ: u32 = WG / LANES;
 var<workgroup> RED: array<f32, WG * MR>;
 
-fn act(x: f32) -> f32 {
-    let v = vec4<f32>(x);
-    switch (ACT) {
-        case 1u: { return act_relu(v).x; }
-        case 2u: { return act_gelu(v).x; }
-        case 3u: { return act_gelu_tanh(v).x; }
-        case 4u: { return act_silu(v).x; }
-        default: { return x; }
-    }
-}
+fn act(x: f32) -> f32 { return act_by(ACT, vec4<f32>(x)).x; }
 
 fn dequant(q: u32) -> vec4<f32> {
     let s = bitcast<i32>(q);

@@ -188,36 +188,12 @@ static void test_bad_calls(wgnn_context *ctx, wgnn_lm *lm) {
 
 /* ---- broken folders ------------------------------------------------------------ */
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
-
-static void write_file(const char *path, const void *data, size_t len) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return;
-    fwrite(data, 1, len, f);
-    fclose(f);
-}
-
 static void copy_edit(const char *dir, const char *file, const char *find, const char *repl, size_t cut) {
     char src[1200], dst[1200];
     size_t len;
     snprintf(src, sizeof src, "%s/tests/models/qwen3/%s", g_root, file);
     snprintf(dst, sizeof dst, "%s/%s", dir, file);
-    char *b = read_file(src, &len);
+    char *b = tu_read_file(src, &len);
     if (!b) return;
     char *at = find ? strstr(b, find) : NULL;
     if (at) {
@@ -226,10 +202,10 @@ static void copy_edit(const char *dir, const char *file, const char *find, const
         memcpy(o, b, pre);
         memcpy(o + pre, repl, strlen(repl));
         memcpy(o + pre + strlen(repl), at + strlen(find), len - pre - strlen(find));
-        write_file(dst, o, out);
+        tu_write_file(dst, o, out);
         free(o);
     } else {
-        write_file(dst, b, cut ? cut : len);
+        tu_write_file(dst, b, cut ? cut : len);
     }
     free(b);
 }

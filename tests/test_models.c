@@ -175,30 +175,6 @@ static void check_model(wgnn_context *ctx, const char *name, wgnn_model_weights 
 
 /* ---- broken folders ------------------------------------------------------------ */
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
-
-static void write_file(const char *path, const void *data, size_t len) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return;
-    fwrite(data, 1, len, f);
-    fclose(f);
-}
-
 /* A folder holding the vit fixture's files with config.json's text edited
  * (find -> repl, when find is not NULL) and model.safetensors cut to
  * st_len bytes (0: whole). */
@@ -207,7 +183,7 @@ static void make_folder(const char *dir, const char *model, const char *find, co
     size_t len;
     mkdir(dir, 0700);
     path_of(src, sizeof src, model, "config.json");
-    char *cfg = read_file(src, &len);
+    char *cfg = tu_read_file(src, &len);
     snprintf(dst, sizeof dst, "%s/config.json", dir);
     if (cfg && find) {
         char *at = strstr(cfg, find);
@@ -218,17 +194,17 @@ static void make_folder(const char *dir, const char *model, const char *find, co
             memcpy(o, cfg, pre);
             memcpy(o + pre, repl, strlen(repl));
             memcpy(o + pre + strlen(repl), at + strlen(find), len - pre - strlen(find));
-            write_file(dst, o, out_len);
+            tu_write_file(dst, o, out_len);
             free(o);
         }
     } else if (cfg) {
-        write_file(dst, cfg, len);
+        tu_write_file(dst, cfg, len);
     }
     free(cfg);
     path_of(src, sizeof src, model, "model.safetensors");
-    char *st = read_file(src, &len);
+    char *st = tu_read_file(src, &len);
     snprintf(dst, sizeof dst, "%s/model.safetensors", dir);
-    if (st) write_file(dst, st, st_len ? st_len : len);
+    if (st) tu_write_file(dst, st, st_len ? st_len : len);
     free(st);
 }
 
@@ -284,9 +260,9 @@ static void broken_folders(wgnn_context *ctx) {
     snprintf(dir, sizeof dir, "%s/not_siglip", root);
     make_folder(dir, "vit", NULL, NULL, 0);
     path_of(src, sizeof src, "siglip", "config.json");
-    char *cfg = read_file(src, &len);
+    char *cfg = tu_read_file(src, &len);
     snprintf(dst, sizeof dst, "%s/config.json", dir);
-    if (cfg) write_file(dst, cfg, len);
+    if (cfg) tu_write_file(dst, cfg, len);
     free(cfg);
     expect_fail(ctx, dir, "siglip_config_vit_weights", "embeddings.patch_embedding.weight");
     rm_folder(dir);

@@ -57,6 +57,31 @@ static inline int tu_close(const float *got, const float *ref, size_t n, double 
     return ok;
 }
 
+/* A whole file (malloc'd, NUL-terminated; NULL when unreadable), and back. */
+static inline char *tu_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) b[n] = 0;
+    *len = n >= 0 ? (size_t)n : 0;
+    return b;
+}
+
+static inline void tu_write_file(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
 static inline wgnn_context *tu_context(void) {
     wgnn_context *ctx = NULL;
     wgnn_status s = wgnn_context_create(NULL, &ctx);

@@ -49,3 +49,15 @@ fn act_gelu_tanh(x: vec4<f32>) -> vec4<f32> {
 fn act_silu(x: vec4<f32>) -> vec4<f32> {
     return x / (vec4(1.0) + exp(-x));
 }
+
+// The epilogue activation by code (the GEMM family's ACT: 0 none, 1 relu,
+// 2 gelu, 3 gelu tanh, 4 silu), for kernels that take it as a constant.
+fn act_by(kind: u32, x: vec4<f32>) -> vec4<f32> {
+    switch (kind) {
+        case 1u: { return act_relu(x); }
+        case 2u: { return act_gelu(x); }
+        case 3u: { return act_gelu_tanh(x); }
+        case 4u: { return act_silu(x); }
+        default: { return x; }
+    }
+}

@@ -17,7 +17,6 @@
 #include "op.h"
 #include "ref/gemm_ref.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,15 +177,7 @@ static wgnn_status q8_ref(wgnn__node *n, const void *const *in, void *const *out
             if (bias) acc += bias[n->in[3].rank > 1 ? r * nn + j : j];
             y[r * nn + j] = (float)acc;
         }
-    int act = (int)n->arg[0].i[0]; /* as linear's: none, relu, gelu, gelu_tanh, silu */
-    for (uint64_t i = 0; act && i < rows * nn; i++) {
-        double v = y[i];
-        if (act == 1) v = v > 0 ? v : (v != v ? v : 0);
-        else if (act == 2) v = 0.5 * v * (1 + erf(v / sqrt(2.0)));
-        else if (act == 3) v = 0.5 * v * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
-        else v = v / (1 + exp(-v));
-        y[i] = (float)v;
-    }
+    wgnn__ref_act(y, rows * nn, (int)n->arg[0].i[0]);
     return WGNN_OK;
 }
 

@@ -104,16 +104,7 @@ wgnn_status wgnn__ref_linear(wgnn__node *n, const void *const *in, void *const *
     bool full = n->n_in > 2 && n->in[2].rank > 1; /* a bias of the output's shape */
     /* B(k, j) = weight[j*K + k] */
     gemm(m, nn, k, in[0], k, 1, in[1], b16, 1, k, out[0], 1, 1, n->n_in > 2 ? in[2] : NULL, full ? nn : 0, 1);
-    float *y = out[0];
-    int act = (int)n->arg[0].i[0]; /* none, relu, gelu, gelu_tanh, silu */
-    for (int64_t i = 0; act && i < m * nn; i++) {
-        double v = y[i];
-        if (act == 1) v = v > 0 ? v : (v != v ? v : 0);
-        else if (act == 2) v = 0.5 * v * (1 + erf(v / sqrt(2.0)));
-        else if (act == 3) v = 0.5 * v * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
-        else v = v / (1 + exp(-v));
-        y[i] = (float)v;
-    }
+    wgnn__ref_act(out[0], (uint64_t)(m * nn), (int)n->arg[0].i[0]);
     return WGNN_OK;
 }
 
@@ -126,4 +117,15 @@ wgnn_status wgnn__ref_addmm(wgnn__node *n, const void *const *in, void *const *o
     gemm(m, nn, k, in[1], k, 1, in[2], false, nn, 1, out[0], alpha, beta, beta != 0 ? in[0] : NULL,
          cd[0] == 1 ? 0 : cd[1], cd[1] == 1 ? 0 : 1);
     return WGNN_OK;
+}
+
+void wgnn__ref_act(float *y, uint64_t n, int act) {
+    for (uint64_t i = 0; act && i < n; i++) {
+        double v = y[i];
+        if (act == 1) v = v > 0 ? v : (v != v ? v : 0);
+        else if (act == 2) v = 0.5 * v * (1 + erf(v / sqrt(2.0)));
+        else if (act == 3) v = 0.5 * v * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+        else v = v / (1 + exp(-v));
+        y[i] = (float)v;
+    }
 }

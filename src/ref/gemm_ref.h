@@ -28,4 +28,8 @@ wgnn_status wgnn__ref_matmul(wgnn__node *n, const void *const *in, void *const *
 wgnn_status wgnn__ref_linear(wgnn__node *n, const void *const *in, void *const *out);
 wgnn_status wgnn__ref_addmm(wgnn__node *n, const void *const *in, void *const *out); /* args: beta, alpha */
 
+/* The GEMM family's epilogue activation on n floats in place, in double:
+ * 0 none, 1 relu (NaN kept), 2 gelu (erf), 3 gelu tanh, 4 silu. */
+void wgnn__ref_act(float *y, uint64_t n, int act);
+
 #endif /* WGNN_GEMM_REF_H */
