@@ -600,6 +600,49 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
 wgnn_graph *wgnn_lm_graph(wgnn_lm *lm, int which);
 
 /* ------------------------------------------------------------------------ */
+/* Tokenizers: Hugging Face tokenizer.json, byte-level BPE.                  */
+/*
+ * As GPT-2, Llama 3, Qwen2 and Qwen3 ship it: model BPE (vocab, merges),
+ * added / special tokens (matched in the raw text first, longest first),
+ * normalizer NFC, pre-tokenizer ByteLevel or a Sequence of Split regexes
+ * (PCRE2, Unicode classes) ending in ByteLevel, ByteLevel decoding. Anything
+ * else is refused at load with a message naming the key. Encoding adds no
+ * BOS / EOS (post_processor, truncation and padding are not applied). Text
+ * must be valid UTF-8. Checked against the `tokenizers` library's ids and
+ * text (tests/test_tokenizer.c). Needs no context; a tokenizer is read-only
+ * after load, so threads may share one.
+ */
+typedef struct wgnn_tokenizer wgnn_tokenizer;
+
+/* path: a tokenizer.json, or a folder holding one (at most 256 MiB). */
+wgnn_status wgnn_tokenizer_load(const char *path, wgnn_tokenizer **out, char *err, size_t err_len);
+void wgnn_tokenizer_free(wgnn_tokenizer *t);
+/* *ids gets a malloc'd array (free(); NULL when *n == 0). */
+wgnn_status wgnn_tokenizer_encode(const wgnn_tokenizer *t, const char *text, size_t len, int32_t **ids, size_t *n,
+                                  char *err, size_t err_len);
+/* Largest id + 1 (added tokens included); the id of a token, or -1. */
+int wgnn_tokenizer_vocab_size(const wgnn_tokenizer *t);
+int32_t wgnn_tokenizer_token_id(const wgnn_tokenizer *t, const char *token);
+
+/* Streaming decode: each pushed id's bytes join a stream; complete UTF-8
+ * characters come out, an incomplete tail (at most 3 bytes) waits for the
+ * next id. Bytes that can never form a character come out as U+FFFD (as
+ * Rust's String::from_utf8_lossy). out needs at most
+ * wgnn_detok_max_out(t) bytes for one push. */
+typedef struct wgnn_detok {
+    unsigned char tail[4];
+    size_t n_tail;
+} wgnn_detok;
+void wgnn_detok_init(wgnn_detok *d);
+/* WGNN_ERR_INVALID_ARGUMENT for an id with no token, WGNN_ERR_LIMIT when
+ * cap is too small; d is unchanged on failure. */
+wgnn_status wgnn_detok_push(const wgnn_tokenizer *t, wgnn_detok *d, int32_t id, char *out, size_t cap,
+                            size_t *n_out);
+/* End of the stream: a waiting tail comes out as U+FFFD (cap >= 3). */
+wgnn_status wgnn_detok_flush(wgnn_detok *d, char *out, size_t cap, size_t *n_out);
+size_t wgnn_detok_max_out(const wgnn_tokenizer *t);
+
+/* ------------------------------------------------------------------------ */
 /* Timing: GPU timestamps around the ops recorded between begin and end.     */
 
 /* Starts timing: each op recorded until wgnn_timing_end gets its own

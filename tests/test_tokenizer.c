@@ -636,6 +636,52 @@ cleanup:
     wgnn__tokenizer_free(t);
 }
 
+/* The public API (wgnn_tokenizer_*, wgnn_detok_*, include/wgnn.h): the same
+ * ids as the internal functions, a streamed round trip, NULL arguments. */
+static void test_public_api(const char *dir)
+{
+    char err[512] = "";
+    wgnn_tokenizer *t = NULL;
+    wgnn_status s = wgnn_tokenizer_load(dir, &t, err, sizeof err);
+    CHECK(s == WGNN_OK, "public load: %s", err);
+    if (s != WGNN_OK)
+        return;
+    const char *text = "Grüße, 世界! I'm 42 🙂\n\tdone<|im_end|>";
+    int32_t *ids = NULL, *ref = NULL;
+    size_t n = 0, nref = 0;
+    s = wgnn_tokenizer_encode(t, text, strlen(text), &ids, &n, err, sizeof err);
+    CHECK(s == WGNN_OK && n > 0, "public encode: %s", err);
+    CHECK(wgnn__tokenizer_encode(t, text, strlen(text), &ref, &nref, err, sizeof err) == WGNN_OK && nref == n &&
+              memcmp(ids, ref, n * sizeof *ids) == 0,
+          "public and internal encode differ");
+    size_t cap = wgnn_detok_max_out(t), len = 0;
+    char *out = malloc(cap * (n + 1) + 4), *p = out;
+    wgnn_detok d;
+    wgnn_detok_init(&d);
+    for (size_t i = 0; out && i < n; i++) {
+        size_t k = 0;
+        CHECK(wgnn_detok_push(t, &d, ids[i], p, cap, &k) == WGNN_OK, "public detok push %zu", i);
+        p += k;
+        len += k;
+    }
+    size_t k = 0;
+    CHECK(out && wgnn_detok_flush(&d, p, 4, &k) == WGNN_OK, "public flush");
+    len += k;
+    CHECK(out && len == strlen(text) && memcmp(out, text, len) == 0, "public round trip: %.*s", (int)len,
+          out ? out : "");
+    CHECK(wgnn_tokenizer_token_id(t, "<|im_end|>") == 1023 && wgnn_tokenizer_vocab_size(t) == 1024,
+          "public token_id / vocab_size");
+    CHECK(wgnn_detok_push(t, &d, 99999, out, cap, &k) == WGNN_ERR_INVALID_ARGUMENT, "public push of a bad id");
+    CHECK(wgnn_tokenizer_encode(t, NULL, 3, &ids, &n, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT,
+          "public encode of NULL text");
+    CHECK(wgnn_tokenizer_load(NULL, &t, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT, "public load of NULL");
+    free(out);
+    free(ids);
+    free(ref);
+    wgnn_tokenizer_free(t);
+    wgnn_tokenizer_free(NULL);
+}
+
 int main(void)
 {
     test_merge_order();
@@ -652,5 +698,6 @@ int main(void)
                   WGNN_SOURCE_DIR "/tests/data/tokenizers/tiny/cases.json");
     test_hf_prompts(WGNN_SOURCE_DIR "/tests/models/qwen3");
     test_hf_prompts(WGNN_SOURCE_DIR "/tests/models/qwen3_untied");
+    test_public_api(WGNN_SOURCE_DIR "/tests/models/qwen3");
     return tu_finish();
 }

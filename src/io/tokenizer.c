@@ -61,7 +61,7 @@ typedef struct tok_pair {
     int32_t id;
 } tok_pair;
 
-struct wgnn__tokenizer {
+struct wgnn_tokenizer {
     char label[256];
     tok_entry *tok; /* by id; str NULL for a gap */
     int32_t n_ids;
@@ -1132,3 +1132,47 @@ wgnn_status wgnn__detok_flush(wgnn__detok *d, char *out, size_t cap, size_t *n_o
     d->n_tail = 0;
     return WGNN_OK;
 }
+
+/* ---- the public API (include/wgnn.h): the same functions ---------------- */
+
+wgnn_status wgnn_tokenizer_load(const char *path, wgnn_tokenizer **out, char *err, size_t err_len) {
+    if (!path || !out) {
+        if (err && err_len) snprintf(err, err_len, "wgnn_tokenizer_load: path and out must not be NULL");
+        return WGNN_ERR_INVALID_ARGUMENT;
+    }
+    return wgnn__tokenizer_load(path, out, err, err_len);
+}
+
+void wgnn_tokenizer_free(wgnn_tokenizer *t) { wgnn__tokenizer_free(t); }
+
+wgnn_status wgnn_tokenizer_encode(const wgnn_tokenizer *t, const char *text, size_t len, int32_t **ids, size_t *n,
+                                  char *err, size_t err_len) {
+    if (!t || (!text && len) || !ids || !n) {
+        if (err && err_len) snprintf(err, err_len, "wgnn_tokenizer_encode: NULL argument");
+        return WGNN_ERR_INVALID_ARGUMENT;
+    }
+    return wgnn__tokenizer_encode(t, text ? text : "", len, ids, n, err, err_len);
+}
+
+int wgnn_tokenizer_vocab_size(const wgnn_tokenizer *t) { return t ? wgnn__tokenizer_vocab_size(t) : 0; }
+
+int32_t wgnn_tokenizer_token_id(const wgnn_tokenizer *t, const char *token) {
+    return t && token ? wgnn__tokenizer_token_id(t, token) : -1;
+}
+
+void wgnn_detok_init(wgnn_detok *d) {
+    if (d) wgnn__detok_init(d);
+}
+
+wgnn_status wgnn_detok_push(const wgnn_tokenizer *t, wgnn_detok *d, int32_t id, char *out, size_t cap,
+                            size_t *n_out) {
+    if (!t || !d || (!out && cap) || !n_out) return WGNN_ERR_INVALID_ARGUMENT;
+    return wgnn__detok_push(t, d, id, out, cap, n_out);
+}
+
+wgnn_status wgnn_detok_flush(wgnn_detok *d, char *out, size_t cap, size_t *n_out) {
+    if (!d || (!out && cap) || !n_out) return WGNN_ERR_INVALID_ARGUMENT;
+    return wgnn__detok_flush(d, out, cap, n_out);
+}
+
+size_t wgnn_detok_max_out(const wgnn_tokenizer *t) { return t ? wgnn__detok_max_out(t) : 0; }

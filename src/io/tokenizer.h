@@ -26,7 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct wgnn__tokenizer wgnn__tokenizer;
+/* The public wgnn_tokenizer (include/wgnn.h) is this struct; the public
+ * functions are these under their wgnn_ names. */
+typedef struct wgnn_tokenizer wgnn__tokenizer;
 
 /* path: a tokenizer.json or a folder holding one (at most 256 MiB). */
 wgnn_status wgnn__tokenizer_load(const char *path, wgnn__tokenizer **out, char *err, size_t err_len);
@@ -44,10 +46,7 @@ wgnn_status wgnn__tokenizer_encode(const wgnn__tokenizer *t, const char *text, s
  * UTF-8 characters come out, an incomplete tail (at most 3 bytes) is held
  * back. Bytes that can never form a character come out as U+FFFD, one per
  * maximal invalid subpart, as Rust's String::from_utf8_lossy does. */
-typedef struct wgnn__detok {
-    unsigned char tail[4];
-    size_t n_tail;
-} wgnn__detok;
+typedef wgnn_detok wgnn__detok;
 
 void wgnn__detok_init(wgnn__detok *d);
 /* Writes the newly completed text to out (at most cap bytes), its length to

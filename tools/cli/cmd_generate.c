@@ -1,11 +1,7 @@
 /* cmd_generate.c - `wgnn generate`: text from a decoder LM folder (Qwen3,
- * Qwen2, Llama), streamed as it is generated.
- *
- * Like `tokenize`, it reaches past the public API for the tokenizer
- * (src/io/tokenizer.h; cmd_tokenize.c says why). */
+ * Qwen2, Llama), streamed as it is generated (wgnn_lm_*, wgnn_tokenizer_*). */
 #include "args.h"
 #include "commands.h"
-#include "io/tokenizer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +31,8 @@ const char k_usage_generate[] =
     "                         report the median prefill and decode times (benchmarks)\n";
 
 typedef struct gen_state {
-    const wgnn__tokenizer *tok;
-    wgnn__detok detok;
+    const wgnn_tokenizer *tok;
+    wgnn_detok detok;
     char *buf;
     size_t cap;
     const wgnn_lm_info *info;
@@ -57,7 +53,7 @@ static int on_token(void *user, int32_t id) {
     if (is_eos(g->info, id)) return 0; /* not printed */
     if (g->tok) {
         size_t n = 0;
-        if (wgnn__detok_push(g->tok, &g->detok, id, g->buf, g->cap, &n) == WGNN_OK) fwrite(g->buf, 1, n, stdout);
+        if (wgnn_detok_push(g->tok, &g->detok, id, g->buf, g->cap, &n) == WGNN_OK) fwrite(g->buf, 1, n, stdout);
     } else {
         printf(g->printed ? " %d" : "%d", (int)id);
     }
@@ -148,7 +144,7 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     int rc = CLI_OK;
     wgnn_context *ctx = NULL;
     wgnn_lm *lm = NULL;
-    wgnn__tokenizer *tok = NULL;
+    wgnn_tokenizer *tok = NULL;
     int32_t *ids = NULL;
     float *logits = NULL;
     gen_state gs = {0};
@@ -159,14 +155,14 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     snprintf(tpath, sizeof tpath, "%s/tokenizer.json", model);
     struct stat sb;
     if (prompt || stat(tpath, &sb) == 0) {
-        if (wgnn__tokenizer_load(tpath, &tok, err, sizeof err) != WGNN_OK) {
+        if (wgnn_tokenizer_load(tpath, &tok, err, sizeof err) != WGNN_OK) {
             rc = CLI_FAIL;
             goto cleanup;
         }
     }
     if (prompt) {
         size_t n = 0;
-        if (wgnn__tokenizer_encode(tok, prompt, strlen(prompt), &ids, &n, err, sizeof err) != WGNN_OK) {
+        if (wgnn_tokenizer_encode(tok, prompt, strlen(prompt), &ids, &n, err, sizeof err) != WGNN_OK) {
             rc = CLI_FAIL;
             goto cleanup;
         }
@@ -186,9 +182,9 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     }
     wgnn_lm_info info;
     wgnn_lm_get_info(lm, &info);
-    if (tok && wgnn__tokenizer_vocab_size(tok) > info.vocab_size) {
+    if (tok && wgnn_tokenizer_vocab_size(tok) > info.vocab_size) {
         rc = set_err(err, "generate: %s has %d tokens but the model's vocab_size is %d", tpath,
-                     wgnn__tokenizer_vocab_size(tok), info.vocab_size);
+                     wgnn_tokenizer_vocab_size(tok), info.vocab_size);
         goto cleanup;
     }
     if (logits_out && !(logits = alloc_floats((uint64_t)n_prompt * (uint64_t)info.vocab_size, err))) {
@@ -199,14 +195,14 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     int max_gen = max_new < room ? (int)max_new : room < 0 ? 0 : room;
     gs.tok = tok;
     gs.info = &info;
-    gs.cap = tok ? wgnn__detok_max_out(tok) : 0;
+    gs.cap = tok ? wgnn_detok_max_out(tok) : 0;
     gs.buf = gs.cap ? malloc(gs.cap) : NULL;
     gs.ids = malloc((size_t)(n_prompt + max_gen + 1) * sizeof *gs.ids);
     if (!gs.ids || (gs.cap && !gs.buf)) {
         rc = set_err(err, "generate: out of memory");
         goto cleanup;
     }
-    wgnn__detok_init(&gs.detok);
+    wgnn_detok_init(&gs.detok);
     memcpy(gs.ids, ids, (size_t)n_prompt * sizeof *ids);
     gs.n_ids = n_prompt;
     wgnn_lm_generate_options go = {0};
@@ -228,7 +224,7 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     s = wgnn_lm_generate(lm, ids, n_prompt, &go, on_token, &gs, &st);
     if (gs.tok) {
         size_t n = 0;
-        wgnn__detok_flush(&gs.detok, gs.buf, gs.cap, &n);
+        wgnn_detok_flush(&gs.detok, gs.buf, gs.cap, &n);
         fwrite(gs.buf, 1, n, stdout);
     }
     if (gs.printed) putchar('\n');
@@ -293,6 +289,6 @@ cleanup:
     free(logits);
     wgnn_lm_destroy(lm);
     wgnn_context_destroy(ctx);
-    wgnn__tokenizer_free(tok);
+    wgnn_tokenizer_free(tok);
     return report(rc, err);
 }

@@ -1,12 +1,7 @@
 /* cmd_tokenize.c - `wgnn tokenize`: text to token ids and back with a
- * Hugging Face tokenizer.json (byte-level BPE).
- *
- * The one command that reaches past the public API: the tokenizer is
- * internal (src/io/tokenizer.h, which needs nothing but wgnn.h) until the
- * text models that use it give it a public shape. */
+ * Hugging Face tokenizer.json (byte-level BPE), through wgnn_tokenizer_*. */
 #include "args.h"
 #include "commands.h"
-#include "io/tokenizer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +17,14 @@ const char k_usage_tokenize[] =
     "  --decode IDS     prints the text of comma-separated ids (bytes that form no\n"
     "                   UTF-8 character come out as U+FFFD)\n";
 
-static int decode_ids(const wgnn__tokenizer *t, const char *list, char *err)
+static int decode_ids(const wgnn_tokenizer *t, const char *list, char *err)
 {
-    size_t cap = wgnn__detok_max_out(t);
+    size_t cap = wgnn_detok_max_out(t);
     char *out = malloc(cap);
     if (out == NULL)
         return set_err(err, "tokenize: out of memory");
-    wgnn__detok d;
-    wgnn__detok_init(&d);
+    wgnn_detok d;
+    wgnn_detok_init(&d);
     int rc = CLI_OK;
     /* pass 0 checks every id, pass 1 prints: nothing is printed for a bad list */
     for (int pass = 0; pass < 2 && rc == CLI_OK; pass++) {
@@ -45,20 +40,20 @@ static int decode_ids(const wgnn__tokenizer *t, const char *list, char *err)
             }
             memcpy(num, p, len);
             num[len] = '\0';
-            if (!parse_int(num, 0, wgnn__tokenizer_vocab_size(t) - 1, &id)) {
+            if (!parse_int(num, 0, wgnn_tokenizer_vocab_size(t) - 1, &id)) {
                 rc = set_err(err, "tokenize: --decode: \"%s\" is not an id in [0, %d)", num,
-                             wgnn__tokenizer_vocab_size(t));
+                             wgnn_tokenizer_vocab_size(t));
                 break;
             }
             size_t n = 0;
-            if (pass == 0 && wgnn__tokenizer_vocab_size(t) > 0) {
-                wgnn__detok probe;
-                wgnn__detok_init(&probe);
-                if (wgnn__detok_push(t, &probe, (int32_t)id, out, cap, &n) != WGNN_OK) {
+            if (pass == 0 && wgnn_tokenizer_vocab_size(t) > 0) {
+                wgnn_detok probe;
+                wgnn_detok_init(&probe);
+                if (wgnn_detok_push(t, &probe, (int32_t)id, out, cap, &n) != WGNN_OK) {
                     rc = set_err(err, "tokenize: --decode: id %lld has no token", id);
                     break;
                 }
-            } else if (wgnn__detok_push(t, &d, (int32_t)id, out, cap, &n) == WGNN_OK) {
+            } else if (wgnn_detok_push(t, &d, (int32_t)id, out, cap, &n) == WGNN_OK) {
                 fwrite(out, 1, n, stdout);
             }
             if (!comma)
@@ -68,7 +63,7 @@ static int decode_ids(const wgnn__tokenizer *t, const char *list, char *err)
     }
     if (rc == CLI_OK) {
         size_t n = 0;
-        wgnn__detok_flush(&d, out, cap, &n);
+        wgnn_detok_flush(&d, out, cap, &n);
         fwrite(out, 1, n, stdout);
         fputc('\n', stdout);
     }
@@ -92,11 +87,11 @@ int cmd_tokenize(const global_opts *g, int argc, char **argv)
         return usage_error("tokenize", k_usage_tokenize, "give exactly one of --text and --decode");
 
     char err[ERR_LEN] = "";
-    wgnn__tokenizer *t = NULL;
+    wgnn_tokenizer *t = NULL;
     int32_t *ids = NULL;
     size_t n = 0;
     int rc = CLI_OK;
-    if (wgnn__tokenizer_load(model, &t, err, sizeof err) != WGNN_OK) {
+    if (wgnn_tokenizer_load(model, &t, err, sizeof err) != WGNN_OK) {
         rc = CLI_FAIL;
         goto cleanup;
     }
@@ -104,7 +99,7 @@ int cmd_tokenize(const global_opts *g, int argc, char **argv)
         rc = decode_ids(t, decode, err);
         goto cleanup;
     }
-    if (wgnn__tokenizer_encode(t, text, strlen(text), &ids, &n, err, sizeof err) != WGNN_OK) {
+    if (wgnn_tokenizer_encode(t, text, strlen(text), &ids, &n, err, sizeof err) != WGNN_OK) {
         rc = CLI_FAIL;
         goto cleanup;
     }
@@ -114,6 +109,6 @@ int cmd_tokenize(const global_opts *g, int argc, char **argv)
 
 cleanup:
     free(ids);
-    wgnn__tokenizer_free(t);
+    wgnn_tokenizer_free(t);
     return report(rc, err);
 }

@@ -1,7 +1,6 @@
 /* main.c - the command-line program: global options and the command table.
  *
- * Uses the public API (include/wgnn.h) only, but for the tokenizer of
- * `tokenize` and `generate` (cmd_tokenize.c says why). Exit status: 0 success,
+ * Uses the public API (include/wgnn.h) only. Exit status: 0 success,
  * 1 runtime failure (GPU, file, a check the library made), 2 usage error,
  * 3 a --check comparison with the CPU reference failed.
  */
