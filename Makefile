@@ -48,7 +48,7 @@ asan: setup
 	  ctest --test-dir build-asan --output-on-failure --no-tests=error -j2
 
 # Each fuzzer runs FUZZ_SECONDS on a copy of its seed corpus (fuzz/corpus_<name>).
-FUZZERS = npy op_args safetensors json image tokenizer
+FUZZERS = npy op_args safetensors json image tokenizer config
 fuzz: setup-fuzz
 	@# re-run an existing configuration too, so that a fuzzer added since is known
 	@{ $(call CONFIGURED,build-fuzz) && cmake build-fuzz >/dev/null; } || CC=clang cmake -S . -B build-fuzz -DWGNN_FUZZ=ON -DWGNN_TESTS=OFF
