@@ -25,11 +25,17 @@ build: setup
 	$(call CMAKE_BUILD,build)
 
 # A small ViT shipped with the tests on a sample image, checked against the
-# outputs PyTorch gave for the same image (tests/models/make_pil_refs.py).
+# outputs PyTorch gave for the same image (tests/models/make_pil_refs.py);
+# then a tiny random Qwen3 generating from a prompt, next to the text
+# PyTorch's greedy generate() gave (tests/models/qwen3/fixtures.json).
 run: build
 	./build/wgnn info
 	./build/wgnn run --model tests/models/vit --image tests/models/image.png --iters 20 --profile \
 	  --ref tests/models/vit/pil_last_hidden_state.npy --pooled-ref tests/models/vit/pil_pooler_output.npy
+	@echo "wgnn generate (tiny random Qwen3; PyTorch's greedy continuation was:"
+	@echo "  ' asyabenyabeny 우리�imeoul 우리oul 우리oulden�る不�るD��れabenyaben')"
+	./build/wgnn generate --model tests/models/qwen3 --prompt "The quick brown fox can't jump over 13 lazy dogs." \
+	  --max-new-tokens 24
 
 test: build
 	ctest --test-dir build --output-on-failure --no-tests=error -j2
