@@ -132,6 +132,44 @@ static void check_prompt(wgnn_context *ctx, wgnn_lm *lm, const char *model, cons
 
 static const char *const k_prompts[] = {"english", "chat", "accents", "cjk", "emoji", "whitespace"};
 
+static int stop_now(void *user, int32_t id) {
+    (void)id;
+    (*(int *)user)++;
+    return 1;
+}
+
+/* A prompt in chunks (chunked prefill: attention over the cache plus a
+ * block of new rows) equals the prompt in one run; a callback stops
+ * generation at once. */
+static void test_chunks(wgnn_context *ctx, wgnn_lm *lm) {
+    wgnn_npy ids, ref;
+    if (!load_npy("qwen3", "english_ids.npy", &ids) || !load_npy("qwen3", "english_prefill_logits.npy", &ref)) return;
+    wgnn_lm_info in;
+    wgnn_lm_get_info(lm, &in);
+    const int32_t *p = ids.data;
+    int n = (int)ids.numel, cuts[3] = {0, 10, 21};
+    float *lg = malloc((size_t)n * (size_t)in.vocab_size * sizeof *lg);
+    wgnn_status s = WGNN_OK;
+    for (int c = 0; c < 3 && s == WGNN_OK; c++) {
+        int a = cuts[c], b = c < 2 ? cuts[c + 1] : n;
+        s = wgnn_lm_forward(lm, p + a, b - a, a, lg + (size_t)a * in.vocab_size);
+    }
+    double w = 0;
+    CHECK(s == WGNN_OK && tu_close(lg, ref.data, ref.numel, 1e-3, 1e-3, &w), "chunked prefill (0-9, 10-20, 21-%d): %s, "
+          "max |diff| %.3g", n - 1, wgnn_context_error(ctx), w);
+    printf("  chunked prefill in 3 runs: max |diff| %.2g\n", w);
+    int calls = 0;
+    wgnn_lm_generate_options go = {0};
+    go.greedy = 1;
+    go.max_new_tokens = 10;
+    wgnn_lm_stats st;
+    s = wgnn_lm_generate(lm, p, n, &go, stop_now, &calls, &st);
+    CHECK(s == WGNN_OK && calls == 1 && st.generated_tokens == 1, "a callback stops generation: %d calls", calls);
+    free(lg);
+    wgnn_npy_free(&ids);
+    wgnn_npy_free(&ref);
+}
+
 static void test_sampling(wgnn_context *ctx, wgnn_lm *lm) {
     wgnn_npy ids;
     if (!load_npy("qwen3", "english_ids.npy", &ids)) return;
@@ -305,6 +343,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < sizeof k_prompts / sizeof k_prompts[0]; i++)
             check_prompt(ctx, lm, "qwen3", k_prompts[i], 1e-3, 1e-3, true);
         test_sampling(ctx, lm);
+        test_chunks(ctx, lm);
         wgnn_lm_destroy(lm);
     }
     /* weight formats: logits within what their rounding allows. float16
