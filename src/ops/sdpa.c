@@ -35,14 +35,22 @@
     X(S, u32, bh_base)  /* KVLEN: first (batch, head) of this dispatch */                          \
     X(S, u32, n_h)      /* KVLEN: q heads per batch element */
 #define REDUCE_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split)
+#define DECODE_PARAMS(X, S)                                                                          \
+    X(S, u32, n_groups) /* B * H_kv * n_split */                                                     \
+    X(S, u32, n_b) X(S, u32, h_kv) X(S, u32, h) X(S, u32, group) X(S, u32, s_q) X(S, u32, s_kv)     \
+    X(S, u32, kv_chunk) /* keys a split, a multiple of WG */                                         \
+    X(S, u32, n_rows)   /* B * H * S_q */                                                            \
+    X(S, f32, qscale) X(S, u32, causal)
 WGNN__PARAMS_STRUCT(qk_params, QK_PARAMS);
 WGNN__PARAMS_STRUCT(av_params, AV_PARAMS);
 WGNN__PARAMS_STRUCT(fused_params, FUSED_PARAMS);
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
+WGNN__PARAMS_STRUCT(decode_params, DECODE_PARAMS);
 WGNN__PARAMS_CHECK(qk_params, QK_PARAMS)
 WGNN__PARAMS_CHECK(av_params, AV_PARAMS)
 WGNN__PARAMS_CHECK(fused_params, FUSED_PARAMS)
 WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
+WGNN__PARAMS_CHECK(decode_params, DECODE_PARAMS)
 
 /* Three-pass QK route when fused cannot run (docs/PERFORMANCE.md): on the
  * H200 the per-entry kernel beat the row kernel at every shape measured, up
@@ -674,10 +682,83 @@ static void kv_shape(const wgnn__node *n, sdpa_shape *sh) {
     sh->scale = n->arg[KA_SCALE].set ? n->arg[KA_SCALE].f : 1.0 / sqrt((double)sh->d);
 }
 
+/* Decoding (shaders/sdpa_decode.wgsl): a few query rows a kv head, the
+ * group's query heads together; false when the shape or the device does
+ * not suit it (the fused kernel then runs). *wg and *r_max: its sizes. */
+static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in, uint32_t *wg,
+                        uint32_t *r_max) {
+    if (ctx->knobs.sdpa_decode == 0) return false; /* WGNN_SDPA_DECODE=0 */
+    uint64_t d4 = sh->d / 4;
+    if (d4 > 64) return false;
+    uint32_t rm = (uint32_t)(256 / d4 < 8 ? 256 / d4 : 8);
+    if (sh->group * sh->s_q > rm) return false;
+    uint32_t w = rm * d4 > 128 ? 256 : 128;
+    const WGPULimits *L = &ctx->limits;
+    if (w > L->maxComputeInvocationsPerWorkgroup || w > L->maxComputeWorkgroupSizeX) return false;
+    uint64_t smem = (uint64_t)rm * d4 * 16 + (uint64_t)rm * w * 4 + 3ull * rm * 4 + (uint64_t)w * 4 + 4;
+    if (smem > L->maxComputeWorkgroupStorageSize) return false;
+    for (int i = 0; i < 3; i++)
+        if (in[i]->nbytes > L->maxStorageBufferBindingSize) return false;
+    if (sh->bh * sh->s_kv * d4 > UINT32_MAX) return false;
+    *wg = w;
+    *r_max = rm;
+    return true;
+}
+
+static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
+                               wgnn_tensor *out, wgnn__plan *p, uint32_t wg, uint32_t r_max) {
+    uint32_t d4 = (uint32_t)(sh->d / 4);
+    uint64_t n_b = sh->bh / sh->n_h, h_kv = sh->n_h / sh->group, units = n_b * h_kv;
+    /* splits: about 256 workgroups, each at least one block of keys */
+    uint64_t blocks = (sh->s_kv + wg - 1) / wg, want = (256 + units - 1) / units;
+    if (want > blocks) want = blocks;
+    if (want < 1) want = 1;
+    uint64_t chunk = (blocks + want - 1) / want * wg, n_split = (sh->s_kv + chunk - 1) / chunk;
+    uint64_t rows = sh->bh * sh->s_q;
+    if (n_split * rows * sh->d * 4 > ctx->limits.maxStorageBufferBindingSize)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: the split partials pass one storage binding");
+    char pre[1536];
+    snprintf(pre, sizeof pre, "%sconst D4: u32 = %uu;\nconst R_MAX: u32 = %uu;\nconst WG: u32 = %uu;\n%s",
+             WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, r_max, wg, sh->f16 ? k_in4_f16 : k_in4_f32);
+    uint32_t rwg = wgnn__clamp_workgroup_size(ctx, 64);
+    wgnn__const wgc[1] = {{"WG", rwg}};
+    char rpre[512];
+    snprintf(rpre, sizeof rpre, "%s%s", sh->f16 ? k_out4_f16 : k_out4_f32, WGNN__PARAMS_WGSL(REDUCE_PARAMS));
+    const wgnn__pipe *pipe, *reduce;
+    wgnn_status s = wgnn__pipeline(ctx, "sdpa_decode", pre, NULL, 0, &pipe);
+    if (s == WGNN_OK) s = wgnn__pipeline(ctx, "sdpa_fused_reduce", rpre, wgc, 1, &reduce);
+    uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension, gx, gy, rx, ry;
+    uint64_t groups = units * n_split;
+    if (s == WGNN_OK) s = wgnn__compute_2d_workgroup_count(ctx, groups, maxd, "sdpa_kvcache", &gx, &gy);
+    if (s == WGNN_OK)
+        s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + rwg - 1) / rwg, maxd, "sdpa_kvcache reduce", &rx, &ry);
+    if (s != WGNN_OK) return s;
+    int part_o = wgnn__plan_scratch(p, n_split * rows * sh->d * 4u), part_ml = wgnn__plan_scratch(p, n_split * rows * 8u);
+    decode_params dp = {(uint32_t)groups,         (uint32_t)n_b,      (uint32_t)h_kv,
+                        (uint32_t)sh->n_h,        (uint32_t)sh->group, (uint32_t)sh->s_q,
+                        (uint32_t)sh->s_kv,       (uint32_t)chunk,     (uint32_t)rows,
+                        (float)(sh->scale * 1.4426950408889634), sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1u : 0u};
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &dp, sizeof dp, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < 4; i++) wgnn__plan_bind(d, in[i]->buf, 0, 0);
+    wgnn__plan_bind_scratch(d, (uint32_t)part_o, 0, 0);
+    wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
+    wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
+    reduce_params rp = {(uint32_t)rows, d4, (uint32_t)n_split};
+    wgnn__dispatch *r = wgnn__plan_add(ctx, p, reduce, &rp, sizeof rp, rx, ry, 1);
+    if (!r) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, 0);
+    wgnn__plan_bind_scratch(r, (uint32_t)part_ml, 0, 0);
+    wgnn__plan_bind(r, out->buf, 0, 0);
+    return WGNN_OK;
+}
+
 static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                            wgnn_tensor *const *out, wgnn__plan *p) {
     sdpa_shape sh;
     kv_shape(n, &sh);
+    uint32_t wg, r_max;
+    if (decode_fits(ctx, &sh, in, &wg, &r_max)) return plan_decode(ctx, &sh, in, out[0], p, wg, r_max);
     return plan_fused(ctx, &sh, in, out[0], p);
 }
 
