@@ -60,7 +60,7 @@ typedef struct wgnn__knobs {
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */
     uint32_t gemv_wg;         /* WGNN_GEMV_WG=T: threads of a GEMV workgroup (32..1024, power of 2); 0 auto */
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */
-    int sdpa_decode;          /* WGNN_SDPA_DECODE=0: sdpa_kvcache never takes the decode kernel; -1 auto */
+    int sdpa_decode;          /* WGNN_SDPA_DECODE=1: sdpa_kvcache takes the decode kernel (unmeasured: off by default) */
 } wgnn__knobs;
 
 struct wgnn_context {

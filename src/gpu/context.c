@@ -381,7 +381,7 @@ static void read_knobs(wgnn__knobs *k) {
     env = getenv("WGNN_GEMV_LANES");
     k->gemv_lanes = env && atoi(env) >= 1 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_SDPA_DECODE");
-    k->sdpa_decode = env && strcmp(env, "0") == 0 ? 0 : -1;
+    k->sdpa_decode = env && strcmp(env, "1") == 0 ? 1 : 0;
     env = getenv("WGNN_CONV_ROUTE");
     if (env) k->conv_route = strcmp(env, "direct") == 0 ? 1 : strcmp(env, "gemm") == 0 ? 2 : 0;
 }
