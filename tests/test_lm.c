@@ -11,6 +11,7 @@
  *     repeats;
  *   - bad folders and bad calls. */
 #define _GNU_SOURCE /* mkdtemp */
+#include "internal.h" /* the context's copy of the device limits */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -330,6 +331,54 @@ static void broken_folders(wgnn_context *ctx) {
     rmdir(dir);
 }
 
+/* The decoder rows under a 4 KiB storage binding: each names the limit
+ * (none of them splits a tensor across bindings). */
+static void test_op_limits(wgnn_context *ctx) {
+    WGPULimits saved = ctx->limits;
+    ctx->limits.maxStorageBufferBindingSize = 4096;
+    ctx->limits.minStorageBufferOffsetAlignment = 256;
+    struct {
+        const char *op;
+        int n_in;
+        wgnn_dtype dt[5];
+        int rank[5];
+        int64_t dims[5][4];
+        const char *args[3];
+        int n_args;
+    } cases[] = {
+        {"index_copy", 3, {WGNN_F32, WGNN_I32, WGNN_F32}, {2, 1, 2}, {{64, 32}, {1}, {1, 32}}, {"dim=0"}, 1},
+        {"linear_q8", 3, {WGNN_F32, WGNN_I32, WGNN_F32}, {2, 2, 1}, {{1, 256}, {64, 64}, {64}}, {NULL}, 0},
+        {"swiglu", 1, {WGNN_F32}, {2}, {{4, 1024}}, {NULL}, 0},
+        {"qkv_rope", 3, {WGNN_F32, WGNN_F32, WGNN_F32}, {3, 2, 2}, {{1, 2, 1024}, {2, 128}, {2, 128}},
+         {"num_heads=4", "num_kv_heads=2"}, 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        wgnn_tensor *in[5] = {NULL}, *out[3] = {NULL};
+        wgnn_desc din[5], dout[3];
+        bool ok = true;
+        for (int i = 0; i < cases[c].n_in; i++) {
+            din[i] = (wgnn_desc){cases[c].dt[i], cases[c].rank[i], {0}};
+            memcpy(din[i].dims, cases[c].dims[i], sizeof cases[c].dims[i]);
+            ok = ok && wgnn_tensor_create(ctx, din[i].dtype, din[i].rank, din[i].dims, &in[i]) == WGNN_OK;
+        }
+        int n_out = 0;
+        char err[512];
+        ok = ok && wgnn_op_shapes(cases[c].op, din, cases[c].n_in, cases[c].args, cases[c].n_args, dout, 3, &n_out,
+                                  err, sizeof err) == WGNN_OK;
+        for (int i = 0; ok && i < n_out; i++)
+            ok = wgnn_tensor_create(ctx, dout[i].dtype, dout[i].rank, dout[i].dims, &out[i]) == WGNN_OK;
+        wgnn_status s = ok ? wgnn_op(ctx, cases[c].op, (const wgnn_tensor *const *)in, cases[c].n_in, cases[c].args,
+                                     cases[c].n_args, out, n_out)
+                           : WGNN_ERR_GPU;
+        CHECK(s == WGNN_ERR_LIMIT && strstr(wgnn_context_error(ctx), "maxStorageBufferBindingSize"),
+              "%s past a 4 KiB binding: %d %s", cases[c].op, (int)s, wgnn_context_error(ctx));
+        for (int i = 0; i < 5; i++) wgnn_tensor_destroy(in[i]);
+        for (int i = 0; i < 3; i++) wgnn_tensor_destroy(out[i]);
+    }
+    ctx->limits = saved;
+    CHECK(wgnn_context_health(ctx) == WGNN_OK, "no uncaptured GPU error: %s", wgnn_context_error(ctx));
+}
+
 int main(int argc, char **argv) {
     snprintf(g_root, sizeof g_root, "%s", argc > 1 ? argv[1] : WGNN_SOURCE_DIR);
     wgnn_context *ctx = tu_context();
@@ -379,6 +428,7 @@ int main(int argc, char **argv) {
         wgnn_lm_destroy(lm);
     }
     broken_folders(ctx);
+    test_op_limits(ctx);
     wgnn_context_destroy(ctx);
     return tu_finish();
 }
