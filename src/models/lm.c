@@ -219,10 +219,10 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
     /* the graphs first (built, pipelines compiled: setup_ms), then the
      * timed runs */
     double ts = now_ms();
-    wgnn__lm_graph *g = NULL;
-    if (o.prefill_logits) s = get_graph(lm, n_prompt, WGNN__LM_LOGITS, 0, 0, 0, &g);
-    else if (max_new > 0) s = get_graph(lm, n_prompt, kind, temp, o.top_k, top_p, &g);
-    if (s == WGNN_OK && max_new > 0) s = get_graph(lm, 1, kind, temp, o.top_k, top_p, &g);
+    wgnn__lm_graph *pre = NULL, *dec = NULL; /* slots stay put: the later get cannot evict the one just used */
+    if (o.prefill_logits) s = get_graph(lm, n_prompt, WGNN__LM_LOGITS, 0, 0, 0, &pre);
+    else if (max_new > 0) s = get_graph(lm, n_prompt, kind, temp, o.top_k, top_p, &pre);
+    if (s == WGNN_OK && max_new > 0) s = get_graph(lm, 1, kind, temp, o.top_k, top_p, &dec);
     if (stats) stats->setup_ms = now_ms() - ts;
     if (s != WGNN_OK) return s;
 
@@ -230,25 +230,22 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
     double t0 = now_ms();
     int32_t id = -1;
     if (o.prefill_logits) {
-        s = get_graph(lm, n_prompt, WGNN__LM_LOGITS, 0, 0, 0, &g);
-        if (s == WGNN_OK) s = run(lm, g, prompt, n_prompt, 0, 0, o.profile);
+        s = run(lm, pre, prompt, n_prompt, 0, 0, o.profile);
         if (s == WGNN_OK)
-            s = wgnn_graph_read_output(g->g, g->out, o.prefill_logits,
+            s = wgnn_graph_read_output(pre->g, pre->out, o.prefill_logits,
                                        (size_t)n_prompt * (size_t)lm->info.vocab_size * sizeof(float));
-        if (s == WGNN_OK) lm->last_prefill = g->g;
+        if (s == WGNN_OK) lm->last_prefill = pre->g;
         /* the first new token: the last prompt token runs again as a
          * one-token step (rewriting its cache row with the same values), so
          * that the choice is made on the GPU by the same op as every later one */
         if (s == WGNN_OK && max_new > 0) {
-            s = get_graph(lm, 1, kind, temp, o.top_k, top_p, &g);
-            if (s == WGNN_OK) s = run(lm, g, prompt + n_prompt - 1, 1, n_prompt - 1, next_u(&rng), 0);
-            if (s == WGNN_OK) s = wgnn_graph_read_output(g->g, g->out, &id, sizeof id);
+            s = run(lm, dec, prompt + n_prompt - 1, 1, n_prompt - 1, next_u(&rng), 0);
+            if (s == WGNN_OK) s = wgnn_graph_read_output(dec->g, dec->out, &id, sizeof id);
         }
     } else if (max_new > 0) {
-        s = get_graph(lm, n_prompt, kind, temp, o.top_k, top_p, &g);
-        if (s == WGNN_OK) s = run(lm, g, prompt, n_prompt, 0, next_u(&rng), o.profile);
-        if (s == WGNN_OK) s = wgnn_graph_read_output(g->g, g->out, &id, sizeof id);
-        if (s == WGNN_OK) lm->last_prefill = g->g;
+        s = run(lm, pre, prompt, n_prompt, 0, next_u(&rng), o.profile);
+        if (s == WGNN_OK) s = wgnn_graph_read_output(pre->g, pre->out, &id, sizeof id);
+        if (s == WGNN_OK) lm->last_prefill = pre->g;
     }
     double t1 = now_ms();
     if (stats) {
@@ -264,12 +261,11 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
         if (stats) stats->generated_tokens = made;
         bool stop = (on_token && on_token(user, id)) || (!o.ignore_eos && is_eos(lm, id)) || made >= max_new;
         if (stop) break;
-        s = get_graph(lm, 1, kind, temp, o.top_k, top_p, &g);
         bool last = made + 1 >= max_new;
-        if (s == WGNN_OK) s = run(lm, g, &id, 1, pos, next_u(&rng), o.profile && last);
-        if (s == WGNN_OK) s = wgnn_graph_read_output(g->g, g->out, &id, sizeof id);
+        s = run(lm, dec, &id, 1, pos, next_u(&rng), o.profile && last);
+        if (s == WGNN_OK) s = wgnn_graph_read_output(dec->g, dec->out, &id, sizeof id);
         if (s != WGNN_OK) break;
-        lm->last_decode = g->g;
+        lm->last_decode = dec->g;
         pos++;
     }
     if (stats) stats->decode_ms = now_ms() - t1;

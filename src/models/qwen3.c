@@ -259,18 +259,7 @@ static wgnn_status load_stacked(wgnn_lm *lm, const wgnn__st *st, int count, cons
 
 static wgnn_status load_mat(wgnn_lm *lm, const wgnn__st *st, const char *name, int64_t n, int64_t k, bool bias,
                             wgnn__lm_mat *m) {
-    char w[256], b[256];
-    snprintf(w, sizeof w, "%s.weight", name);
-    float *f = NULL;
-    wgnn_status s = wgnn__weight_read(lm->ctx, lm->dir, st, w, D2(n, k), &f);
-    if (s == WGNN_OK) s = put_mat(lm, f, n, k, m);
-    free(f);
-    if (s == WGNN_OK) lm->info.n_params += (uint64_t)(n * k);
-    if (s == WGNN_OK && bias) {
-        snprintf(b, sizeof b, "%s.bias", name);
-        s = load_vec(lm, st, b, n, &m->bias);
-    }
-    return s;
+    return load_stacked(lm, st, 1, &name, &n, k, bias, m);
 }
 
 /* cos and sin of position p times inv_freq, as transformers computes them in
@@ -371,11 +360,11 @@ typedef wgnn__gb gb;
 
 static wgnn_value cst(gb *b, wgnn_tensor *t, const char *what) { return wgnn__gb_tensor(b, t, what); }
 
-/* x [rows, k] -> act([rows, n] through a stored matrix + its bias, or +
- * res [rows, n] when res >= 0: a residual added in the same pass). act:
- * the linear rows' activation ("silu"), or NULL. */
-static wgnn_value mat_ex(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m, wgnn_value res,
-                         const char *act) {
+/* x [rows, k] -> [rows, n] through a stored matrix, plus its bias, or plus
+ * res [rows, n] when res >= 0 (a residual added in the same pass; the
+ * matrices that take one, o_proj and down_proj, have no bias in any
+ * architecture read here). */
+static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m, wgnn_value res) {
     wgnn_value in[4] = {x, cst(b, m->w, label), -1, -1};
     int n_in = 2;
     const char *op = "linear";
@@ -383,20 +372,9 @@ static wgnn_value mat_ex(gb *b, const char *label, wgnn_value x, const wgnn__lm_
         op = "linear_q8";
         in[n_in++] = cst(b, m->scale, label);
     }
-    wgnn_value extra = -1;
-    if (m->bias && res >= 0) extra = res; /* both: the residual is added after */
+    if (res >= 0) in[n_in++] = res;
     else if (m->bias) in[n_in++] = cst(b, m->bias, label);
-    else if (res >= 0) in[n_in++] = res;
-    char a[48];
-    snprintf(a, sizeof a, "activation=%s", act ? act : "none");
-    const char *args[1] = {a};
-    wgnn_value y = gb_op(b, label, op, n_in, in, act ? 1 : 0, args);
-    if (extra >= 0) y = gb_op(b, label, "add", 2, (wgnn_value[]){y, extra}, 0, NULL);
-    return y;
-}
-
-static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m) {
-    return mat_ex(b, label, x, m, -1, NULL);
+    return gb_op(b, label, op, n_in, in, 0, NULL);
 }
 
 static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, int64_t dim) {
@@ -418,7 +396,7 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
     char lab[96];
 #define LAB(x) (snprintf(lab, sizeof lab, "layers.%d.%s", l, x), lab)
     wgnn_value h = rms(b, LAB("input_layernorm"), x, L->in_norm, in->hidden_size);
-    wgnn_value qkv = mat(b, LAB("self_attn.qkv_proj"), h, &L->qkv);
+    wgnn_value qkv = mat(b, LAB("self_attn.qkv_proj"), h, &L->qkv, -1);
     /* one kernel: heads out of the stacked projection, q/k RMSNorm, RoPE */
     char nh[48], nkv[48], eps[48];
     snprintf(nh, sizeof nh, "num_heads=%lld", (long long)H);
@@ -444,11 +422,11 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
         att = gb_op(b, LAB("self_attn.merge"), "permute", 1, &att, 1, perm);
     }
     att = gb_view(b, att, 2, (int64_t[]){n, H * hd});
-    x = mat_ex(b, LAB("self_attn.o_proj"), att, &L->o, x, NULL); /* + the residual */
+    x = mat(b, LAB("self_attn.o_proj"), att, &L->o, x); /* + the residual */
     h = rms(b, LAB("post_attention_layernorm"), x, L->post_norm, in->hidden_size);
-    h = mat(b, LAB("mlp.gate_up_proj"), h, &L->gate_up);
+    h = mat(b, LAB("mlp.gate_up_proj"), h, &L->gate_up, -1);
     h = gb_op(b, LAB("mlp.swiglu"), "swiglu", 1, &h, 0, NULL);
-    x = mat_ex(b, LAB("mlp.down_proj"), h, &L->down, x, NULL); /* + the residual */
+    x = mat(b, LAB("mlp.down_proj"), h, &L->down, x); /* + the residual */
 #undef LAB
     return x;
 }
@@ -481,7 +459,7 @@ wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
         x = gb_op(&b, "last", "slice", 1, &x, 2, sl);
     }
     x = rms(&b, "norm", x, lm->norm, in->hidden_size);
-    wgnn_value logits = mat(&b, "lm_head", x, &lm->lm_head);
+    wgnn_value logits = mat(&b, "lm_head", x, &lm->lm_head, -1);
     if (gr->kind == WGNN__LM_LOGITS) {
         gr->out = logits;
     } else if (gr->kind == WGNN__LM_ARGMAX) {

@@ -571,6 +571,14 @@ static wgnn_status matmul_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
 }
 
 /* linear */
+bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n) {
+    if (bias->rank == 1 && bias->dims[0] == n) return true;
+    if (bias->rank != out->rank) return false;
+    for (int i = 0; i < bias->rank; i++)
+        if (bias->dims[i] != out->dims[i]) return false;
+    return true;
+}
+
 static wgnn_status linear_check(wgnn__node *n) {
     wgnn_status s = need_dtype(n, 0, "input", false);
     if (s == WGNN_OK) s = need_dtype(n, 1, "weight", true);
@@ -584,11 +592,7 @@ static wgnn_status linear_check(wgnn__node *n) {
     n->out[0] = *x;
     n->out[0].dims[x->rank - 1] = w->dims[0];
     if (n->n_in > 2) {
-        const wgnn_desc *b = &n->in[2];
-        bool vec = b->rank == 1 && b->dims[0] == w->dims[0];
-        bool full = b->rank == x->rank;
-        for (int i = 0; full && i < b->rank; i++) full = b->dims[i] == n->out[0].dims[i];
-        if (!vec && !full) {
+        if (!wgnn__linear_bias_ok(&n->in[2], &n->out[0], w->dims[0])) {
             char want[400], os[160];
             wgnn__dims_str(&n->out[0], os, sizeof os);
             snprintf(want, sizeof want, "[out_features] = [%lld], or the output's shape %s", (long long)w->dims[0], os);

@@ -49,4 +49,8 @@ typedef struct wgnn__gemm {
  * where a dimension passes the device's dispatch or binding limits). */
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g);
 
+/* linear's and linear_q8's bias rule: [n], or the output's whole shape
+ * (a residual added in the same pass). */
+bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n);
+
 #endif /* WGNN_GEMM_H */

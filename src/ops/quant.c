@@ -92,9 +92,7 @@ static wgnn_status q8_check(wgnn__node *n) {
     n->out[0] = *x;
     n->out[0].dims[x->rank - 1] = w->dims[0];
     if (b) {
-        bool vec = b->rank == 1 && b->dims[0] == w->dims[0], full = b->rank == x->rank;
-        for (int i = 0; full && i < b->rank; i++) full = b->dims[i] == n->out[0].dims[i];
-        if (b->dtype != WGNN_F32 || (!vec && !full)) {
+        if (b->dtype != WGNN_F32 || !wgnn__linear_bias_ok(b, &n->out[0], w->dims[0])) {
             char bs[160], os[160];
             wgnn__dims_str(b, bs, sizeof bs);
             wgnn__dims_str(&n->out[0], os, sizeof os);

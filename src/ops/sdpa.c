@@ -11,6 +11,7 @@
  */
 #include "norm.h"
 #include "op.h"
+#include "sdpa.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,22 +36,14 @@
     X(S, u32, bh_base)  /* KVLEN: first (batch, head) of this dispatch */                          \
     X(S, u32, n_h)      /* KVLEN: q heads per batch element */
 #define REDUCE_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split)
-#define DECODE_PARAMS(X, S)                                                                          \
-    X(S, u32, n_groups) /* B * H_kv * n_split */                                                     \
-    X(S, u32, n_b) X(S, u32, h_kv) X(S, u32, h) X(S, u32, group) X(S, u32, s_q) X(S, u32, s_kv)     \
-    X(S, u32, kv_chunk) /* keys a split, a multiple of WG */                                         \
-    X(S, u32, n_rows)   /* B * H * S_q */                                                            \
-    X(S, f32, qscale) X(S, u32, causal)
 WGNN__PARAMS_STRUCT(qk_params, QK_PARAMS);
 WGNN__PARAMS_STRUCT(av_params, AV_PARAMS);
 WGNN__PARAMS_STRUCT(fused_params, FUSED_PARAMS);
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
-WGNN__PARAMS_STRUCT(decode_params, DECODE_PARAMS);
 WGNN__PARAMS_CHECK(qk_params, QK_PARAMS)
 WGNN__PARAMS_CHECK(av_params, AV_PARAMS)
 WGNN__PARAMS_CHECK(fused_params, FUSED_PARAMS)
 WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
-WGNN__PARAMS_CHECK(decode_params, DECODE_PARAMS)
 
 /* Three-pass QK route when fused cannot run (docs/PERFORMANCE.md): on the
  * H200 the per-entry kernel beat the row kernel at every shape measured, up
@@ -59,19 +52,6 @@ WGNN__PARAMS_CHECK(decode_params, DECODE_PARAMS)
 #define WGNN__CPU_CHANNEL_ROWS 64u
 
 enum { A_SCALE, A_IMPL, A_CAUSAL, A_GQA };
-
-typedef struct sdpa_shape {
-    uint64_t bh;      /* product of batch dims and H (q's heads) */
-    uint64_t group;   /* H / H_kv (grouped-query attention), 1 for plain attention */
-    int causal;       /* wgnn_sdpa_causal */
-    uint64_t s_q, s_kv, d;
-    double scale;
-    bool mask;
-    bool f16; /* q, k, v and out are float16 (fused only) */
-    bool kvlen; /* sdpa_kvcache: keys per batch element from cache_seqlens (in[3]); causal is bottom-right
-                   against that length */
-    uint64_t n_h; /* kvlen: q heads per batch element */
-} sdpa_shape;
 
 /* ---- validation (shapes only) --------------------------------------------- */
 
@@ -306,14 +286,39 @@ static wgnn_status fused_plan(wgnn_context *ctx, const sdpa_shape *sh, fused_cfg
 /* Four elements of q, k, v (IN4) and of out (OUT4): float32 as vec4<f32>;
  * float16 as vec2<u32> words of two halves, converted with WGSL's core
  * unpack2x16float / pack2x16float, so float16 needs no shader-f16. */
-static const char k_in4_f32[] = "alias IN4 = vec4<f32>;\nfn ld4(x: IN4) -> vec4<f32> { return x; }\n";
-static const char k_in4_f16[] = "alias IN4 = vec2<u32>;\n"
+const char wgnn__sdpa_in4_f32[] = "alias IN4 = vec4<f32>;\nfn ld4(x: IN4) -> vec4<f32> { return x; }\n";
+const char wgnn__sdpa_in4_f16[] = "alias IN4 = vec2<u32>;\n"
                                 "fn ld4(x: IN4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n";
-static const char k_out4_f32[] = "alias OUT4 = vec4<f32>;\nfn st4(x: vec4<f32>) -> OUT4 { return x; }\n";
-static const char k_out4_f16[] = "alias OUT4 = vec2<u32>;\n"
+const char wgnn__sdpa_out4_f32[] = "alias OUT4 = vec4<f32>;\nfn st4(x: vec4<f32>) -> OUT4 { return x; }\n";
+const char wgnn__sdpa_out4_f16[] = "alias OUT4 = vec2<u32>;\n"
                                  "fn st4(x: vec4<f32>) -> OUT4 { return vec2<u32>(pack2x16float(x.xy), pack2x16float(x.zw)); }\n";
 
-static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
+/* sdpa_fused_reduce over the split-KV partials (part_o, part_ml: plan
+ * scratch indices) of rows query rows into out's bytes [off, off + bytes):
+ * the fused kernel's splits and the decode kernel's. */
+wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
+                                    uint32_t n_split, int part_o, int part_ml, WGPUBuffer out, uint64_t off,
+                                    uint64_t bytes) {
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), rx, ry;
+    wgnn__const wgc[1] = {{"WG", wg}};
+    char rpre[512];
+    snprintf(rpre, sizeof rpre, "%s%s", f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, WGNN__PARAMS_WGSL(REDUCE_PARAMS));
+    const wgnn__pipe *reduce;
+    wgnn_status s = wgnn__pipeline(ctx, "sdpa_fused_reduce", rpre, wgc, 1, &reduce);
+    if (s == WGNN_OK)
+        s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
+                                             "sdpa split-KV reduce", &rx, &ry);
+    if (s != WGNN_OK) return s;
+    reduce_params rp = {(uint32_t)rows, d4, n_split};
+    wgnn__dispatch *r = wgnn__plan_add(ctx, p, reduce, &rp, sizeof rp, rx, ry, 1);
+    if (!r) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, 0);
+    wgnn__plan_bind_scratch(r, (uint32_t)part_ml, 0, 0);
+    wgnn__plan_bind(r, out, off, bytes);
+    return WGNN_OK;
+}
+
+wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
                               wgnn_tensor *out, wgnn__plan *p) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
     fused_cfg c;
@@ -328,7 +333,7 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
              "const PF: u32 = %uu;\n%s%s"
              "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
              c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c.ke, c.rg, c.oj, c.pf,
-             sh->f16 ? k_in4_f16 : k_in4_f32, sh->f16 && !split ? k_out4_f16 : k_out4_f32,
+             sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32, sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32,
              c.use_sg ? "    var r = x;\n"
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
                         "    return r;\n"
@@ -341,15 +346,8 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
                              {"USE_SG", c.use_sg ? 1 : 0},
                              {"CAUSAL", sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1 : 0},
                              {"KVLEN", sh->kvlen ? 1 : 0}};
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
-    wgnn__const wgc[1] = {{"WG", wg}};
-    const wgnn__pipe *pipe, *reduce = NULL;
+    const wgnn__pipe *pipe;
     s = wgnn__pipeline(ctx, "sdpa_fused", prelude, consts, 8, &pipe);
-    if (s == WGNN_OK && split) {
-        char rpre[512];
-        snprintf(rpre, sizeof rpre, "%s%s", sh->f16 ? k_out4_f16 : k_out4_f32, WGNN__PARAMS_WGSL(REDUCE_PARAMS));
-        s = wgnn__pipeline(ctx, "sdpa_fused_reduce", rpre, wgc, 1, &reduce);
-    }
     if (s != WGNN_OK) return s;
     uint64_t br = 4ull * c.rg * c.ty;
     uint64_t n_qtiles = (sh->s_q + br - 1) / br;
@@ -370,10 +368,8 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
     for (uint64_t bh0 = 0; bh0 < sh->bh; bh0 += chunk) {
         uint64_t n = sh->bh - bh0 < chunk ? sh->bh - bh0 : chunk;
         uint64_t n_groups = n * n_qtiles * c.n_split, rows = n * sh->s_q;
-        uint32_t gx, gy, rx = 0, ry = 0;
+        uint32_t gx, gy;
         s = wgnn__compute_2d_workgroup_count(ctx, n_groups, maxd, "sdpa fused", &gx, &gy);
-        if (s == WGNN_OK && split)
-            s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, maxd, "sdpa fused reduce", &rx, &ry);
         if (s != WGNN_OK) return s;
         int64_t off = sh->causal == WGNN_SDPA_CAUSAL_BOTTOM_RIGHT ? (int64_t)sh->s_kv - (int64_t)sh->s_q : 0;
         if (off < INT32_MIN) off = INT32_MIN;
@@ -405,12 +401,9 @@ static wgnn_status plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgn
             wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
             wgnn__plan_bind(d, lens, 0, 0);
             wgnn__plan_bind(d, flag, 0, 0);
-            reduce_params rp = {(uint32_t)rows, d4, c.n_split};
-            wgnn__dispatch *r = wgnn__plan_add(ctx, p, reduce, &rp, sizeof rp, rx, ry, 1);
-            if (!r) return WGNN_ERR_OUT_OF_MEMORY;
-            wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, 0);
-            wgnn__plan_bind_scratch(r, (uint32_t)part_ml, 0, 0);
-            wgnn__plan_bind(r, out->buf, bh0 * per_q, n * per_q);
+            s = wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, c.n_split, part_o, part_ml, out->buf, bh0 * per_q,
+                                        n * per_q);
+            if (s != WGNN_OK) return s;
         } else {
             wgnn__plan_bind(d, out->buf, bh0 * per_q, n * per_q);
             wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, true), 0, 0);
@@ -559,7 +552,7 @@ static wgnn_status sdpa_plan_routed(wgnn_context *ctx, const wgnn__node *n, cons
     shape_of(n, &sh);
     wgnn_sdpa_impl impl = route(ctx, &sh, (wgnn_sdpa_impl)n->arg[A_IMPL].i[0]);
     if (routed) *routed = impl;
-    if (impl == WGNN_SDPA_FUSED) return plan_fused(ctx, &sh, in, out, p);
+    if (impl == WGNN_SDPA_FUSED) return wgnn__sdpa_plan_fused(ctx, &sh, in, out, p);
     return plan_three_pass(ctx, &sh, in, out, impl == WGNN_SDPA_CHANNEL, p);
 }
 
@@ -617,217 +610,6 @@ const wgnn__op wgnn__op_sdpa = {
     check,
     plan,
     ref,
-    false,
-};
-
-/* ---- sdpa_kvcache: attention over the first cache_seqlens[b] keys of a cache ---- */
-
-enum { KA_SCALE, KA_CAUSAL };
-
-static wgnn_status kv_check(wgnn__node *n) {
-    static const char *const names[3] = {"q", "k_cache", "v_cache"};
-    const wgnn_desc *q = &n->in[0], *k = &n->in[1], *v = &n->in[2], *l = &n->in[3];
-    for (int i = 0; i < 3; i++)
-        if ((n->in[i].dtype != WGNN_F32 && n->in[i].dtype != WGNN_F16) || n->in[i].dtype != q->dtype)
-            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                                  "%s is %s; q, k_cache and v_cache are all float32 or all float16", names[i],
-                                  wgnn_dtype_name(n->in[i].dtype));
-    char qs[160], ks[160], vs[160], ls[160];
-    wgnn__dims_str(q, qs, sizeof qs);
-    wgnn__dims_str(k, ks, sizeof ks);
-    wgnn__dims_str(v, vs, sizeof vs);
-    wgnn__dims_str(l, ls, sizeof ls);
-    if (q->rank != 4 || k->rank != 4 || v->rank != 4)
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                              "q %s, k_cache %s and v_cache %s must be rank 4: [B, H, S_q, D] and [B, H_kv, S_max, D]",
-                              qs, ks, vs);
-    for (int i = 0; i < 4; i++)
-        if (k->dims[i] != v->dims[i])
-            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "k_cache %s and v_cache %s must have the same dims", ks,
-                                  vs);
-    if (k->dims[0] != q->dims[0])
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "q %s and k_cache %s differ in batch", qs, ks);
-    if (q->dims[1] % k->dims[1] != 0)
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                              "q's %lld heads must be a multiple of the cache's %lld heads (q %s, k_cache %s)",
-                              (long long)q->dims[1], (long long)k->dims[1], qs, ks);
-    if (q->dims[3] != k->dims[3] || q->dims[3] % 4 != 0)
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                              "head dim D of q %s and k_cache %s must be equal and a multiple of 4", qs, ks);
-    if (q->dims[2] > k->dims[2])
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "q %s has more rows (S_q) than the cache %s has slots",
-                              qs, ks);
-    if (l->dtype != WGNN_I32 || l->rank != 1 || l->dims[0] != q->dims[0])
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cache_seqlens is %s %s; it must be int32 [B] = [%lld]",
-                              wgnn_dtype_name(l->dtype), ls, (long long)q->dims[0]);
-    if (n->arg[KA_SCALE].set && !isfinite(n->arg[KA_SCALE].f))
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale %g is not finite", n->arg[KA_SCALE].f);
-    n->n_out = 1;
-    n->out[0] = *q;
-    return WGNN_OK;
-}
-
-static void kv_shape(const wgnn__node *n, sdpa_shape *sh) {
-    const wgnn_desc *q = &n->in[0], *k = &n->in[1];
-    memset(sh, 0, sizeof *sh);
-    sh->bh = (uint64_t)q->dims[0] * (uint64_t)q->dims[1];
-    sh->n_h = (uint64_t)q->dims[1];
-    sh->group = (uint64_t)(q->dims[1] / k->dims[1]);
-    sh->s_q = (uint64_t)q->dims[2];
-    sh->s_kv = (uint64_t)k->dims[2];
-    sh->d = (uint64_t)q->dims[3];
-    sh->causal = n->arg[KA_CAUSAL].i[0] ? WGNN_SDPA_CAUSAL_BOTTOM_RIGHT : WGNN_SDPA_CAUSAL_NONE;
-    sh->f16 = q->dtype == WGNN_F16;
-    sh->kvlen = true;
-    sh->scale = n->arg[KA_SCALE].set ? n->arg[KA_SCALE].f : 1.0 / sqrt((double)sh->d);
-}
-
-/* Decoding (shaders/sdpa_decode.wgsl): a few query rows a kv head, the
- * group's query heads together; false when the shape or the device does
- * not suit it (the fused kernel then runs). *wg and *r_max: its sizes. */
-static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in, uint32_t *wg,
-                        uint32_t *r_max) {
-    /* opt-in (WGNN_SDPA_DECODE=1) until it is measured against the fused
-     * kernel on a GPU; tests run it on lavapipe (ctest test_ops_decode) */
-    if (ctx->knobs.sdpa_decode != 1) return false;
-    uint64_t d4 = sh->d / 4;
-    if (d4 > 64) return false;
-    uint32_t rm = (uint32_t)(256 / d4 < 8 ? 256 / d4 : 8);
-    if (sh->group * sh->s_q > rm) return false;
-    uint32_t w = rm * d4 > 128 ? 256 : 128;
-    const WGPULimits *L = &ctx->limits;
-    if (w > L->maxComputeInvocationsPerWorkgroup || w > L->maxComputeWorkgroupSizeX) return false;
-    uint64_t smem = (uint64_t)rm * d4 * 16 + (uint64_t)rm * w * 4 + 3ull * rm * 4 + (uint64_t)w * 4 + 4;
-    if (smem > L->maxComputeWorkgroupStorageSize) return false;
-    for (int i = 0; i < 3; i++)
-        if (in[i]->nbytes > L->maxStorageBufferBindingSize) return false;
-    if (sh->bh * sh->s_kv * d4 > UINT32_MAX) return false;
-    *wg = w;
-    *r_max = rm;
-    return true;
-}
-
-static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
-                               wgnn_tensor *out, wgnn__plan *p, uint32_t wg, uint32_t r_max) {
-    uint32_t d4 = (uint32_t)(sh->d / 4);
-    uint64_t n_b = sh->bh / sh->n_h, h_kv = sh->n_h / sh->group, units = n_b * h_kv;
-    /* splits: about 256 workgroups, each at least one block of keys */
-    uint64_t blocks = (sh->s_kv + wg - 1) / wg, want = (256 + units - 1) / units;
-    if (want > blocks) want = blocks;
-    if (want < 1) want = 1;
-    uint64_t chunk = (blocks + want - 1) / want * wg, n_split = (sh->s_kv + chunk - 1) / chunk;
-    uint64_t rows = sh->bh * sh->s_q;
-    if (n_split * rows * sh->d * 4 > ctx->limits.maxStorageBufferBindingSize)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: the split partials pass one storage binding");
-    char pre[1536];
-    snprintf(pre, sizeof pre, "%sconst D4: u32 = %uu;\nconst R_MAX: u32 = %uu;\nconst WG: u32 = %uu;\n%s",
-             WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, r_max, wg, sh->f16 ? k_in4_f16 : k_in4_f32);
-    uint32_t rwg = wgnn__clamp_workgroup_size(ctx, 64);
-    wgnn__const wgc[1] = {{"WG", rwg}};
-    char rpre[512];
-    snprintf(rpre, sizeof rpre, "%s%s", sh->f16 ? k_out4_f16 : k_out4_f32, WGNN__PARAMS_WGSL(REDUCE_PARAMS));
-    const wgnn__pipe *pipe, *reduce;
-    wgnn_status s = wgnn__pipeline(ctx, "sdpa_decode", pre, NULL, 0, &pipe);
-    if (s == WGNN_OK) s = wgnn__pipeline(ctx, "sdpa_fused_reduce", rpre, wgc, 1, &reduce);
-    uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension, gx, gy, rx, ry;
-    uint64_t groups = units * n_split;
-    if (s == WGNN_OK) s = wgnn__compute_2d_workgroup_count(ctx, groups, maxd, "sdpa_kvcache", &gx, &gy);
-    if (s == WGNN_OK)
-        s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + rwg - 1) / rwg, maxd, "sdpa_kvcache reduce", &rx, &ry);
-    if (s != WGNN_OK) return s;
-    int part_o = wgnn__plan_scratch(p, n_split * rows * sh->d * 4u), part_ml = wgnn__plan_scratch(p, n_split * rows * 8u);
-    decode_params dp = {(uint32_t)groups,         (uint32_t)n_b,      (uint32_t)h_kv,
-                        (uint32_t)sh->n_h,        (uint32_t)sh->group, (uint32_t)sh->s_q,
-                        (uint32_t)sh->s_kv,       (uint32_t)chunk,     (uint32_t)rows,
-                        (float)(sh->scale * 1.4426950408889634), sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1u : 0u};
-    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &dp, sizeof dp, gx, gy, 1);
-    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    for (int i = 0; i < 4; i++) wgnn__plan_bind(d, in[i]->buf, 0, 0);
-    wgnn__plan_bind_scratch(d, (uint32_t)part_o, 0, 0);
-    wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
-    wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
-    reduce_params rp = {(uint32_t)rows, d4, (uint32_t)n_split};
-    wgnn__dispatch *r = wgnn__plan_add(ctx, p, reduce, &rp, sizeof rp, rx, ry, 1);
-    if (!r) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, 0);
-    wgnn__plan_bind_scratch(r, (uint32_t)part_ml, 0, 0);
-    wgnn__plan_bind(r, out->buf, 0, 0);
-    return WGNN_OK;
-}
-
-static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
-                           wgnn_tensor *const *out, wgnn__plan *p) {
-    sdpa_shape sh;
-    kv_shape(n, &sh);
-    uint32_t wg, r_max;
-    if (decode_fits(ctx, &sh, in, &wg, &r_max)) return plan_decode(ctx, &sh, in, out[0], p, wg, r_max);
-    return plan_fused(ctx, &sh, in, out[0], p);
-}
-
-static wgnn_status kv_ref(wgnn__node *n, const void *const *in, void *const *out) {
-    sdpa_shape sh;
-    kv_shape(n, &sh);
-    const int32_t *lens = in[3];
-    uint64_t B = (uint64_t)n->in[0].dims[0], hkv = sh.n_h / sh.group, es = sh.f16 ? 2u : 4u;
-    for (uint64_t b = 0; b < B; b++)
-        if (lens[b] < 0 || (uint64_t)lens[b] > sh.s_kv)
-            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                                  "cache_seqlens[%llu] = %d is out of range: the cache has %llu slots",
-                                  (unsigned long long)b, lens[b], (unsigned long long)sh.s_kv);
-    uint64_t nq = sh.n_h * sh.s_q * sh.d, nkv = hkv * sh.s_kv * sh.d;
-    float *q = malloc(nq * 4), *k = malloc(nkv * 4 + 4), *v = malloc(nkv * 4 + 4), *o = malloc(nq * 4);
-    wgnn_status s = WGNN_OK;
-    if (!q || !k || !v || !o) s = wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
-    for (uint64_t b = 0; s == WGNN_OK && b < B; b++) {
-        uint64_t L = (uint64_t)lens[b];
-        const unsigned char *qb = (const unsigned char *)in[0] + b * nq * es;
-        if (sh.f16) wgnn_f16_to_f32((const uint16_t *)qb, q, nq);
-        else memcpy(q, qb, nq * 4);
-        /* the first L keys of each kv head, packed */
-        for (uint64_t h = 0; h < hkv; h++) {
-            uint64_t src = (b * hkv + h) * sh.s_kv * sh.d, dst = h * L * sh.d, cnt = L * sh.d;
-            if (sh.f16) {
-                wgnn_f16_to_f32((const uint16_t *)in[1] + src, k + dst, cnt);
-                wgnn_f16_to_f32((const uint16_t *)in[2] + src, v + dst, cnt);
-            } else {
-                memcpy(k + dst, (const float *)in[1] + src, cnt * 4);
-                memcpy(v + dst, (const float *)in[2] + src, cnt * 4);
-            }
-        }
-        if (L == 0) memset(o, 0, nq * 4);
-        else wgnn_ref_sdpa_ex(q, k, v, NULL, sh.n_h, sh.group, sh.s_q, L, sh.d, sh.scale, sh.causal, o);
-        unsigned char *ob = (unsigned char *)out[0] + b * nq * es;
-        if (sh.f16) wgnn_f32_to_f16(o, (uint16_t *)ob, nq);
-        else memcpy(ob, o, nq * 4);
-    }
-    free(q);
-    free(k);
-    free(v);
-    free(o);
-    return s;
-}
-
-static const wgnn_op_arg_info k_kv_args[] = {
-    {"scale", "float", "", "multiplies q.k^T; default 1/sqrt(D)"},
-    {"causal", "bool", "true",
-     "true: q's rows are the last S_q positions of the L cached keys, row i seeing keys j <= i + L - S_q; "
-     "false: every row sees all L keys"},
-};
-
-const wgnn__op wgnn__op_sdpa_kvcache = {
-    {"sdpa_kvcache",
-     "attention of q over the first cache_seqlens[b] keys of a KV cache (flash-attention's "
-     "flash_attn_with_kvcache; decoding and chunked prefill)",
-     "q, k_cache, v_cache, cache_seqlens",
-     "q [B, H, S_q, D], k_cache and v_cache [B, H_kv, S_max, D] (H % H_kv == 0: grouped-query attention by "
-     "index), cache_seqlens int32 [B] with values L in [0, S_max] (the cache holds positions 0..L-1, the new "
-     "rows included) -> q's shape; keys at L and past are never read; a row that sees no key gives zeros; "
-     "D % 4 == 0; float32, or float16 q/k/v/out; on the GPU an L out of range is clamped and reported by the "
-     "next sync, the reference gives an error",
-     4, 4, 2, k_kv_args},
-    kv_check,
-    kv_plan,
-    kv_ref,
     false,
 };
 

@@ -1,0 +1,41 @@
+/* sdpa.h - what the attention rows share (internal): src/ops/sdpa.c (row
+ * "sdpa": validation, routing, the fused and three-pass plans) and
+ * src/ops/sdpa_kvcache.c (row "sdpa_kvcache": attention over a KV cache,
+ * the fused plan or shaders/sdpa_decode.wgsl). */
+#ifndef WGNN_SDPA_H
+#define WGNN_SDPA_H
+
+#include "op.h"
+
+typedef struct sdpa_shape {
+    uint64_t bh;      /* product of batch dims and H (q's heads) */
+    uint64_t group;   /* H / H_kv (grouped-query attention), 1 for plain attention */
+    int causal;       /* wgnn_sdpa_causal */
+    uint64_t s_q, s_kv, d;
+    double scale;
+    bool mask;
+    bool f16; /* q, k, v and out are float16 (fused only) */
+    bool kvlen; /* sdpa_kvcache: keys per batch element from cache_seqlens (in[3]); causal is bottom-right
+                   against that length */
+    uint64_t n_h; /* kvlen: q heads per batch element */
+} sdpa_shape;
+
+/* Four elements of q, k, v (IN4, ld4) and of out (OUT4, st4) for a
+ * kernel's prelude: float32 as vec4<f32>, float16 as vec2<u32> words of
+ * two halves (unpack2x16float / pack2x16float: no shader-f16 needed). */
+extern const char wgnn__sdpa_in4_f32[], wgnn__sdpa_in4_f16[], wgnn__sdpa_out4_f32[], wgnn__sdpa_out4_f16[];
+
+/* The fused kernel's whole plan for sh (sdpa_fused, split-KV, chunks of
+ * heads past one binding). in[3] is the mask, or with sh->kvlen the cache
+ * lengths. */
+wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
+                                  wgnn_tensor *out, wgnn__plan *p);
+
+/* sdpa_fused_reduce over split-KV partials (part_o [split][rows][d4],
+ * part_ml [split][rows]: plan scratch indices) into out's bytes [off, off +
+ * bytes) (bytes 0: the rest of the buffer). */
+wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
+                                    uint32_t n_split, int part_o, int part_ml, WGPUBuffer out, uint64_t off,
+                                    uint64_t bytes);
+
+#endif /* WGNN_SDPA_H */
