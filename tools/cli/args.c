@@ -63,6 +63,36 @@ bool parse_int(const char *s, long long lo, long long hi, long long *out) {
     return true;
 }
 
+int parse_id_list(const char *what, const char *list, long long hi, int32_t **ids, int *n, char *err) {
+    int cap = 1;
+    for (const char *p = list; *p; p++) cap += *p == ',';
+    int32_t *v = malloc((size_t)cap * sizeof *v);
+    if (!v) return set_err(err, "%s: out of memory", what);
+    int k = 0;
+    for (const char *p = list;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char num[32];
+        long long id = 0;
+        if (len == 0 || len >= sizeof num) {
+            free(v);
+            return set_err(err, "%s: expected comma-separated ids, got \"%s\"", what, list);
+        }
+        memcpy(num, p, len);
+        num[len] = '\0';
+        if (!parse_int(num, 0, hi, &id)) {
+            free(v);
+            return set_err(err, "%s: \"%s\" is not an id in [0, %lld)", what, num, hi + 1);
+        }
+        v[k++] = (int32_t)id;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    *ids = v;
+    *n = k;
+    return CLI_OK;
+}
+
 bool parse_num(const char *s, double *out) {
     if (!*s || isspace((unsigned char)*s)) return false;
     char *end = NULL;

@@ -67,38 +67,6 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* "1,2,3" -> ids (malloc'd) */
-static int parse_ids(const char *list, int32_t **out, int *n, char *err) {
-    int cap = 1;
-    for (const char *p = list; *p; p++) cap += *p == ',';
-    int32_t *ids = malloc((size_t)cap * sizeof *ids);
-    if (!ids) return set_err(err, "generate: out of memory");
-    int k = 0;
-    const char *p = list;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        char num[32];
-        long long v = 0;
-        if (len == 0 || len >= sizeof num) {
-            free(ids);
-            return set_err(err, "generate: --prompt-ids: expected comma-separated ids, got \"%s\"", list);
-        }
-        memcpy(num, p, len);
-        num[len] = '\0';
-        if (!parse_int(num, 0, INT32_MAX, &v)) {
-            free(ids);
-            return set_err(err, "generate: --prompt-ids: \"%s\" is not a token id", num);
-        }
-        ids[k++] = (int32_t)v;
-        if (!comma) break;
-        p = comma + 1;
-    }
-    *out = ids;
-    *n = k;
-    return CLI_OK;
-}
-
 int cmd_generate(const global_opts *g, int argc, char **argv) {
     const char *model = NULL, *prompt = NULL, *prompt_ids = NULL, *weights = "f32", *ids_out = NULL,
                *logits_out = NULL;
@@ -171,7 +139,7 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
             goto cleanup;
         }
         n_prompt = (int)n;
-    } else if ((rc = parse_ids(prompt_ids, &ids, &n_prompt, err)) != CLI_OK) {
+    } else if ((rc = parse_id_list("generate: --prompt-ids", prompt_ids, INT32_MAX, &ids, &n_prompt, err)) != CLI_OK) {
         goto cleanup;
     }
     if ((rc = open_context(g, &ctx, err)) != CLI_OK) goto cleanup;

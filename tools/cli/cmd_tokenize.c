@@ -19,55 +19,36 @@ const char k_usage_tokenize[] =
 
 static int decode_ids(const wgnn_tokenizer *t, const char *list, char *err)
 {
-    size_t cap = wgnn_detok_max_out(t);
+    int32_t *ids = NULL;
+    int n = 0, vocab = wgnn_tokenizer_vocab_size(t);
+    int rc = parse_id_list("tokenize: --decode", list, vocab - 1, &ids, &n, err);
+    if (rc != CLI_OK)
+        return rc;
+    size_t cap = wgnn_detok_max_out(t), k = 0;
     char *out = malloc(cap);
-    if (out == NULL)
+    if (out == NULL) {
+        free(ids);
         return set_err(err, "tokenize: out of memory");
+    }
+    /* every id checked first: nothing is printed for a bad list */
+    for (int i = 0; i < n && rc == CLI_OK; i++) {
+        wgnn_detok probe;
+        wgnn_detok_init(&probe);
+        if (wgnn_detok_push(t, &probe, ids[i], out, cap, &k) != WGNN_OK)
+            rc = set_err(err, "tokenize: --decode: id %d has no token", (int)ids[i]);
+    }
     wgnn_detok d;
     wgnn_detok_init(&d);
-    int rc = CLI_OK;
-    /* pass 0 checks every id, pass 1 prints: nothing is printed for a bad list */
-    for (int pass = 0; pass < 2 && rc == CLI_OK; pass++) {
-        const char *p = list;
-        for (;;) {
-            const char *comma = strchr(p, ',');
-            size_t len = comma ? (size_t)(comma - p) : strlen(p);
-            char num[32];
-            long long id = 0;
-            if (len == 0 || len >= sizeof num) {
-                rc = set_err(err, "tokenize: --decode: expected comma-separated ids, got \"%s\"", list);
-                break;
-            }
-            memcpy(num, p, len);
-            num[len] = '\0';
-            if (!parse_int(num, 0, wgnn_tokenizer_vocab_size(t) - 1, &id)) {
-                rc = set_err(err, "tokenize: --decode: \"%s\" is not an id in [0, %d)", num,
-                             wgnn_tokenizer_vocab_size(t));
-                break;
-            }
-            size_t n = 0;
-            if (pass == 0 && wgnn_tokenizer_vocab_size(t) > 0) {
-                wgnn_detok probe;
-                wgnn_detok_init(&probe);
-                if (wgnn_detok_push(t, &probe, (int32_t)id, out, cap, &n) != WGNN_OK) {
-                    rc = set_err(err, "tokenize: --decode: id %lld has no token", id);
-                    break;
-                }
-            } else if (wgnn_detok_push(t, &d, (int32_t)id, out, cap, &n) == WGNN_OK) {
-                fwrite(out, 1, n, stdout);
-            }
-            if (!comma)
-                break;
-            p = comma + 1;
-        }
-    }
+    for (int i = 0; i < n && rc == CLI_OK; i++)
+        if (wgnn_detok_push(t, &d, ids[i], out, cap, &k) == WGNN_OK)
+            fwrite(out, 1, k, stdout);
     if (rc == CLI_OK) {
-        size_t n = 0;
-        wgnn_detok_flush(&d, out, cap, &n);
-        fwrite(out, 1, n, stdout);
+        wgnn_detok_flush(&d, out, cap, &k);
+        fwrite(out, 1, k, stdout);
         fputc('\n', stdout);
     }
     free(out);
+    free(ids);
     return rc;
 }
 
