@@ -1,0 +1,93 @@
+/* graph_impl.h - the graph runtime's types (internal), shared by
+ * src/graph/graph.c (values, nodes, build, destroy) and
+ * src/graph/graph_run.c (inputs, runs, outputs, stats, profiles). */
+#ifndef WGNN_GRAPH_IMPL_H
+#define WGNN_GRAPH_IMPL_H
+
+#include "ops/op.h"
+
+#define QSET_CAP 4096u /* queries per timestamp query set (WebGPU's maximum) */
+
+typedef enum vkind { V_INPUT, V_CONST, V_OP, V_VIEW } vkind;
+
+typedef struct gvalue {
+    vkind kind;
+    wgnn_desc desc;
+    uint64_t nbytes;
+    int node;      /* V_OP: the node that writes it, else -1 */
+    int base;      /* V_VIEW: the root value (never a view) */
+    bool output;   /* wgnn_graph_output */
+    bool own;      /* V_OP with a buffer of its own (it or a view of it is an output) */
+    int last_use;  /* last node that reads it (roots only; build) */
+    int pool;      /* pooled buffer index, or -1 */
+    char *name;
+    wgnn_tensor *t; /* input: owned; const: the caller's (owned when take); op, view: owned struct (build) */
+    bool take;
+} gvalue;
+
+typedef struct gnode {
+    wgnn__node n;
+    int in[WGNN__MAX_IN], out[WGNN__MAX_OUT];
+    char **args;
+    int n_args;
+    char *label;
+    uint32_t first, count; /* its dispatches in g->disp */
+} gnode;
+
+typedef struct gdispatch {
+    WGPUComputePipeline pipe; /* the context's cache owns it */
+    WGPUBindGroup bg;
+    uint32_t grid[3];
+} gdispatch;
+
+typedef struct gpool {
+    WGPUBuffer buf;
+    uint64_t size;
+    int busy_until; /* last node reading its current value */
+} gpool;
+
+struct wgnn_graph {
+    wgnn_context *ctx;
+    gvalue *v;
+    int n_v, cap_v;
+    gnode *nodes;
+    int n_nodes, cap_nodes;
+    bool built, failed;
+    int runs;
+
+    gpool *pool;
+    int n_pool;
+    WGPUBuffer scratch[WGNN__MAX_SCRATCH];
+    uint64_t scratch_size[WGNN__MAX_SCRATCH];
+    uint32_t n_scratch;
+    WGPUBuffer uni;
+    uint64_t uni_bytes;
+    gdispatch *disp;
+    uint32_t n_disp;
+
+    WGPUQuerySet *qsets;
+    uint32_t n_qsets;
+    WGPUBuffer resolve;
+    wgnn_graph_prof *prof;
+    bool profiled;
+    uint64_t prof_total;
+};
+
+static inline wgnn_status check_open(wgnn_graph *g, const char *what) {
+    if (g->failed)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: the graph failed to build; it can only be destroyed",
+                         what);
+    if (g->built)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: the graph is built; it takes no more values or nodes",
+                         what);
+    return WGNN_OK;
+}
+
+static inline wgnn_status check_value(const wgnn_graph *g, wgnn_value v, const char *what) {
+    if (v < 0 || v >= g->n_v)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: value %d is not a value of this graph (0..%d)", what,
+                         (int)v, g->n_v - 1);
+    return WGNN_OK;
+}
+
+#endif /* WGNN_GRAPH_IMPL_H */

@@ -1,0 +1,292 @@
+/* graph_run.c - running a built graph (docs/GRAPH.md, "Run"): inputs
+ * written, one command buffer and one submit per run (one pass per node
+ * with timestamps when profiled), outputs read back, stats and profiles.
+ * The types are in graph_impl.h; building is graph.c's. */
+#include "graph/graph_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- run --------------------------------------------------------------------- */
+
+static wgnn_status set_input(wgnn_graph *g, wgnn_value input, const void *data, size_t bytes) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = check_value(g, input, "graph_set_input");
+    if (s != WGNN_OK) return s;
+    if (g->failed) return check_open(g, "graph_set_input");
+    const gvalue *v = &g->v[input];
+    if (v->kind != V_INPUT)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input: value %d is not an input of the graph",
+                         (int)input);
+    if (!data) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input %s: data must not be NULL", v->name);
+    if (bytes != v->nbytes)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input %s: %zu bytes given, the input holds %llu",
+                         v->name, bytes, (unsigned long long)v->nbytes);
+    s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    /* queue writes run before later submits: recorded work reads the old data */
+    if (ctx->enc) {
+        s = wgnn__flush(ctx, false);
+        if (s != WGNN_OK) return s;
+    }
+    size_t body = bytes & ~(size_t)3u;
+    wgnn__scope_push(ctx);
+    if (body) wgpuQueueWriteBuffer(ctx->queue, v->t->buf, 0, data, body);
+    if (body < bytes) {
+        unsigned char tail[4] = {0};
+        memcpy(tail, (const unsigned char *)data + body, bytes - body);
+        wgpuQueueWriteBuffer(ctx->queue, v->t->buf, body, tail, 4);
+    }
+    return wgnn__scope_pop(ctx, "graph_set_input");
+}
+
+wgnn_status wgnn_graph_set_input(wgnn_graph *g, wgnn_value input, const void *data, size_t bytes) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, set_input(g, input, data, bytes));
+}
+
+/* Query sets for 2 timestamps a node, made at the first profiled run. */
+static wgnn_status ensure_queries(wgnn_graph *g) {
+    wgnn_context *ctx = g->ctx;
+    if (g->qsets || g->n_nodes == 0) return WGNN_OK;
+    uint64_t nq = 2ull * (uint64_t)g->n_nodes;
+    uint32_t ns = (uint32_t)((nq + QSET_CAP - 1) / QSET_CAP);
+    g->qsets = calloc(ns, sizeof *g->qsets);
+    if (!g->qsets) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_run: out of host memory");
+    g->n_qsets = ns;
+    wgnn__scope_push(ctx);
+    for (uint32_t i = 0; i < ns; i++) {
+        WGPUQuerySetDescriptor d = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+        d.type = WGPUQueryType_Timestamp;
+        d.count = i + 1 < ns ? QSET_CAP : (uint32_t)(nq - (uint64_t)i * QSET_CAP);
+        g->qsets[i] = wgpuDeviceCreateQuerySet(ctx->device, &d);
+    }
+    wgnn_status s = wgnn__scope_pop(ctx, "graph_run: creating timestamp query sets");
+    if (s == WGNN_OK)
+        s = wgnn__buffer_create(ctx, (uint64_t)ns * QSET_CAP * 8u, WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc,
+                                "graph timestamps", &g->resolve);
+    for (uint32_t i = 0; s == WGNN_OK && i < ns; i++)
+        if (!g->qsets[i]) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_run: no timestamp query set");
+    if (s != WGNN_OK) { /* the next profiled run tries again */
+        for (uint32_t i = 0; i < ns; i++)
+            if (g->qsets[i]) wgpuQuerySetRelease(g->qsets[i]);
+        free(g->qsets);
+        g->qsets = NULL;
+        g->n_qsets = 0;
+    }
+    return s;
+}
+
+static wgnn_status graph_run(wgnn_graph *g, int profile) {
+    wgnn_context *ctx = g->ctx;
+    if (g->failed) return check_open(g, "graph_run");
+    if (!g->built) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_run: build the graph first (wgnn_graph_build)");
+    wgnn_status s = wgnn__check_health(ctx);
+    if (s != WGNN_OK) return s;
+    g->profiled = false;
+    bool timed = profile && ctx->has_timestamps && g->n_nodes > 0;
+    if (timed) {
+        s = ensure_queries(g);
+        if (s != WGNN_OK) return s;
+    }
+    /* eager work recorded before (e.g. an op writing a constant) goes first */
+    if (ctx->enc) {
+        s = wgnn__flush(ctx, false);
+        if (s != WGNN_OK) return s;
+    }
+    wgnn__scope_push(ctx);
+    WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
+    if (enc) {
+        WGPUComputePassEncoder pass = NULL;
+        for (int i = 0; i < g->n_nodes; i++) {
+            const gnode *nd = &g->nodes[i];
+            if (!pass || timed) {
+                WGPUComputePassDescriptor pd = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+                WGPUPassTimestampWrites tw = WGPU_PASS_TIMESTAMP_WRITES_INIT;
+                if (timed) {
+                    uint32_t q = 2u * (uint32_t)i;
+                    tw.querySet = g->qsets[q / QSET_CAP];
+                    tw.beginningOfPassWriteIndex = q % QSET_CAP;
+                    tw.endOfPassWriteIndex = q % QSET_CAP + 1;
+                    pd.timestampWrites = &tw;
+                }
+                pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
+                if (!pass) break;
+            }
+            for (uint32_t j = nd->first; j < nd->first + nd->count; j++) {
+                const gdispatch *d = &g->disp[j];
+                wgpuComputePassEncoderSetPipeline(pass, d->pipe);
+                wgpuComputePassEncoderSetBindGroup(pass, 0, d->bg, 0, NULL);
+                if (d->grid[0] && d->grid[1] && d->grid[2])
+                    wgpuComputePassEncoderDispatchWorkgroups(pass, d->grid[0], d->grid[1], d->grid[2]);
+            }
+            if (timed || i + 1 == g->n_nodes) {
+                wgpuComputePassEncoderEnd(pass);
+                wgpuComputePassEncoderRelease(pass);
+                pass = NULL;
+            }
+        }
+        if (timed) {
+            uint64_t nq = 2ull * (uint64_t)g->n_nodes;
+            for (uint32_t k = 0; k < g->n_qsets; k++) {
+                uint32_t cnt = k + 1 < g->n_qsets ? QSET_CAP : (uint32_t)(nq - (uint64_t)k * QSET_CAP);
+                wgpuCommandEncoderResolveQuerySet(enc, g->qsets[k], 0, cnt, g->resolve, (uint64_t)k * QSET_CAP * 8u);
+            }
+        }
+        WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+        WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
+        if (cb) {
+            wgpuQueueSubmit(ctx->queue, 1, &cb);
+            wgpuCommandBufferRelease(cb);
+        }
+        wgpuCommandEncoderRelease(enc);
+    }
+    s = wgnn__scope_pop(ctx, "graph_run: recording and submitting");
+    if (s == WGNN_OK && !enc) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_run: could not create a command encoder");
+    if (s != WGNN_OK) return s;
+    ctx->unwaited_flushes++;
+
+    /* wait; data errors (an embedding index out of range) come back with it */
+    uint64_t *ts = NULL;
+    size_t ts_bytes = 0;
+    if (timed) {
+        ts_bytes = (size_t)g->n_nodes * 16u;
+        ts = malloc(ts_bytes);
+        if (!ts) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_run: out of host memory");
+    }
+    /* the resolve buffer holds the sets QSET_CAP apart: read a packed copy
+     * when there is one set (the usual case), else the whole buffer */
+    uint64_t rb = timed ? (g->n_qsets == 1 ? (uint64_t)ts_bytes : (uint64_t)g->n_qsets * QSET_CAP * 8u) : 0;
+    uint64_t *all = ts;
+    if (timed && g->n_qsets > 1) {
+        all = malloc((size_t)rb);
+        if (!all) {
+            free(ts);
+            return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_run: out of host memory");
+        }
+    }
+    s = wgnn__read_buffer(ctx, timed ? g->resolve : NULL, rb, all, timed ? (size_t)rb : 0);
+    if (s == WGNN_OK) {
+        g->runs++;
+        if (timed) {
+            if (all != ts) memcpy(ts, all, ts_bytes); /* queries are contiguous across full sets */
+            for (int i = 0; i < g->n_nodes; i++) {
+                const gnode *nd = &g->nodes[i];
+                wgnn_graph_prof *r = &g->prof[i];
+                r->node = i;
+                r->value = nd->n.n_out ? nd->out[0] : -1;
+                r->op = nd->n.op->info.name;
+                r->label = nd->label ? nd->label : "";
+                r->dispatches = (int)nd->count;
+                r->gpu_ns = ts[2 * i + 1] > ts[2 * i] ? ts[2 * i + 1] - ts[2 * i] : 0;
+            }
+            uint64_t a = ts[0], b = ts[2 * (size_t)g->n_nodes - 1];
+            g->prof_total = b > a ? b - a : 0;
+            g->profiled = true;
+        }
+    }
+    if (all != ts) free(all);
+    free(ts);
+    return s;
+}
+
+wgnn_status wgnn_graph_run(wgnn_graph *g, int profile) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_run(g, profile));
+}
+
+static wgnn_status read_output(wgnn_graph *g, wgnn_value v, void *data, size_t bytes) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = check_value(g, v, "graph_read_output");
+    if (s != WGNN_OK) return s;
+    if (g->failed) return check_open(g, "graph_read_output");
+    const gvalue *x = &g->v[v];
+    if (!x->output)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_read_output: value %d is not an output (mark it with wgnn_graph_output before the "
+                         "build; other values do not keep their data)",
+                         (int)v);
+    if (!g->built || g->runs == 0)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: the graph has not run yet");
+    if (!data) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: data must not be NULL");
+    if (bytes != x->nbytes)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: %zu bytes given, value %d holds %llu",
+                         bytes, (int)v, (unsigned long long)x->nbytes);
+    return wgnn__read_buffer(ctx, x->t->buf, x->t->buf_size, data, bytes);
+}
+
+wgnn_status wgnn_graph_read_output(wgnn_graph *g, wgnn_value v, void *data, size_t bytes) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, read_output(g, v, data, bytes));
+}
+
+wgnn_status wgnn_graph_tensor(wgnn_graph *g, wgnn_value v, wgnn_tensor **out) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    s = check_value(g, v, "graph_tensor");
+    if (s == WGNN_OK && !out) s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_tensor: out must not be NULL");
+    if (s == WGNN_OK) {
+        const gvalue *x = &g->v[v];
+        if (x->kind == V_INPUT || (x->output && g->built && x->t))
+            *out = x->t;
+        else
+            s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                          "graph_tensor: value %d is neither an input nor an output of a built graph", (int)v);
+    }
+    return wgnn__leave(g->ctx, s);
+}
+
+/* ---- stats, profile, destroy ----------------------------------------------------- */
+
+wgnn_status wgnn_graph_get_stats(const wgnn_graph *g, wgnn_graph_stats *st) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    if (!st) return wgnn__leave(g->ctx, wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_get_stats: s is NULL"));
+    memset(st, 0, sizeof *st);
+    st->n_values = g->n_v;
+    st->n_nodes = g->n_nodes;
+    st->n_dispatches = (int)g->n_disp;
+    st->n_pool_buffers = g->n_pool;
+    for (int i = 0; i < g->n_v; i++) {
+        const gvalue *v = &g->v[i];
+        if (v->kind == V_INPUT) st->n_inputs++;
+        if (v->output) st->n_outputs++;
+        if (v->kind == V_OP) st->unplanned_bytes += v->nbytes;
+        if (v->kind == V_CONST) st->constant_bytes += v->nbytes;
+        if (v->kind == V_INPUT || (v->kind == V_OP && v->own)) st->io_bytes += v->nbytes;
+    }
+    for (int b = 0; b < g->n_pool; b++) st->peak_bytes += g->pool[b].size;
+    for (uint32_t k = 0; k < g->n_scratch; k++) st->scratch_bytes += g->scratch_size[k];
+    st->uniform_bytes = g->uni_bytes;
+    return wgnn__leave(g->ctx, WGNN_OK);
+}
+
+wgnn_status wgnn_graph_profile(const wgnn_graph *g, const wgnn_graph_prof **recs, int *n, uint64_t *total_ns) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = wgnn__enter(ctx);
+    if (s != WGNN_OK) return s;
+    if (!recs || !n)
+        s = wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_profile: recs and n must not be NULL");
+    else if (!ctx->has_timestamps)
+        s = wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "graph_profile: the device has no timestamp queries");
+    else if (!g->profiled)
+        s = wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                      "graph_profile: the last run was not profiled (wgnn_graph_run(g, 1))");
+    if (s == WGNN_OK) {
+        *recs = g->prof;
+        *n = g->n_nodes;
+        if (total_ns) *total_ns = g->prof_total;
+    }
+    return wgnn__leave(ctx, s);
+}
