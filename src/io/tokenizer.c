@@ -13,8 +13,12 @@
  * The file is untrusted: ids are bounded (and must not repeat), merges must
  * name vocab tokens (as `tokenizers` demands), every size product is
  * checked and regexes run under PCRE2's match and heap limits.
+ *
+ * This file: the tables and loading; tokenizer_encode.c: encoding,
+ * decoding and the public wgnn_tokenizer_* names; tokenizer_impl.h: what
+ * both share.
  */
-#include "io/tokenizer.h"
+#include "io/tokenizer_impl.h"
 
 #include "io/json.h"
 
@@ -28,62 +32,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TOK_MAX_FILE ((size_t)256 << 20)
-#define TOK_MAX_SPLITS 8          /* Split steps in a pre_tokenizer Sequence */
-#define TOK_ID_SLACK 65536        /* ids may leave gaps, but not beyond 4 x entries + this */
-#define TOK_MAX_ID (1 << 26)
-#define TOK_MAX_TEXT (1 << 30)
-#define TOK_GPT2_REGEX "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
-
-#if defined(__GNUC__) || defined(__clang__)
-#define TOK_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define TOK_PRINTF(f, a)
-#endif
-
-typedef struct tok_entry {
-    char *str;       /* NUL-terminated (cJSON strings cannot hold NUL) */
-    uint32_t len;
-    unsigned char *bytes; /* what it decodes to */
-    uint32_t n_bytes;
-    bool added;      /* decodes to its content as is */
-} tok_entry;
-
-typedef struct tok_added {
-    int32_t id;
-    uint32_t len;
-    const char *str; /* the entry's string */
-} tok_added;
-
-typedef struct tok_pair {
-    uint64_t key; /* (a << 32 | b) + 1; 0: empty slot */
-    uint32_t rank;
-    int32_t id;
-} tok_pair;
-
-struct wgnn_tokenizer {
-    char label[256];
-    tok_entry *tok; /* by id; str NULL for a gap */
-    int32_t n_ids;
-    int32_t *tok_map; /* open addressing: string -> id, -1 empty */
-    size_t tok_cap;
-    tok_pair *pairs;
-    size_t pair_cap;
-    tok_added *added; /* longest first */
-    size_t n_added;
-    int32_t byte_id[256]; /* the byte's one-character token, -1 if none */
-    int32_t unk;          /* -1: none */
-    bool fuse_unk, ignore_merges, nfc;
-    bool add_prefix_space, use_regex;
-    pcre2_code *split[TOK_MAX_SPLITS];
-    int n_split;
-    pcre2_code *gpt2; /* when use_regex */
-    size_t max_bytes; /* longest decoded token */
-};
-
 /* GPT-2's bytes_to_unicode: printable bytes stand for themselves, the rest
  * for U+0100 + n in byte order. */
-static uint32_t g_byte_cp[256];
+uint32_t wgnn__tok_byte_cp[256];
 static int16_t g_cp_byte[512]; /* code point -> byte, -1 none */
 
 static void tok_tables(void)
@@ -94,12 +45,12 @@ static void tok_tables(void)
         g_cp_byte[i] = -1;
     for (int b = 0; b < 256; b++) {
         bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-        g_byte_cp[b] = printable ? (uint32_t)b : (uint32_t)(256 + n++);
-        g_cp_byte[g_byte_cp[b]] = (int16_t)b;
+        wgnn__tok_byte_cp[b] = printable ? (uint32_t)b : (uint32_t)(256 + n++);
+        g_cp_byte[wgnn__tok_byte_cp[b]] = (int16_t)b;
     }
 }
 
-static TOK_PRINTF(4, 5) wgnn_status tok_fail(wgnn_status s, char *err, size_t err_len, const char *fmt, ...)
+wgnn_status wgnn__tok_fail(wgnn_status s, char *err, size_t err_len, const char *fmt, ...)
 {
     if (err && err_len) {
         va_list ap;
@@ -111,7 +62,7 @@ static TOK_PRINTF(4, 5) wgnn_status tok_fail(wgnn_status s, char *err, size_t er
 }
 
 /* A short printable rendering of text for messages. */
-static void tok_quote(const char *s, size_t n, char *out, size_t cap)
+void wgnn__tok_quote(const char *s, size_t n, char *out, size_t cap)
 {
     size_t o = 0;
     for (size_t i = 0; i < n && o + 8 < cap; i++) {
@@ -138,7 +89,7 @@ static uint64_t tok_hash(const char *s, size_t n)
     return h;
 }
 
-static int32_t tok_find(const wgnn__tokenizer *t, const char *s, size_t n)
+int32_t wgnn__tok_find(const wgnn__tokenizer *t, const char *s, size_t n)
 {
     if (t->tok_cap == 0)
         return -1;
@@ -172,7 +123,7 @@ static size_t pair_slot(const wgnn__tokenizer *t, uint64_t key)
     return i;
 }
 
-static const tok_pair *pair_find(const wgnn__tokenizer *t, int32_t a, int32_t b)
+const tok_pair *wgnn__tok_pair_find(const wgnn__tokenizer *t, int32_t a, int32_t b)
 {
     if (t->pair_cap == 0)
         return NULL;
@@ -197,7 +148,7 @@ typedef struct tok_load {
     size_t err_len;
 } tok_load;
 
-#define LFAIL(L, s, ...) tok_fail((s), (L)->err, (L)->err_len, "%s: " __VA_ARGS__)
+#define LFAIL(L, s, ...) wgnn__tok_fail((s), (L)->err, (L)->err_len, "%s: " __VA_ARGS__)
 
 static const char *type_of(const cJSON *o)
 {
@@ -361,8 +312,8 @@ static wgnn_status set_entry(tok_load *L, const char *where, int32_t id, const c
         if (strcmp(e->str, str) == 0 && where[0] == 'a')
             return WGNN_OK;
         char a[64], b[64];
-        tok_quote(e->str, strlen(e->str), a, sizeof a);
-        tok_quote(str, strlen(str), b, sizeof b);
+        wgnn__tok_quote(e->str, strlen(e->str), a, sizeof a);
+        wgnn__tok_quote(str, strlen(str), b, sizeof b);
         return LFAIL(L, WGNN_ERR_FORMAT, "%s: id %d is given to both \"%s\" and \"%s\"", L->label, where, (int)id, a,
                      b);
     }
@@ -546,25 +497,25 @@ static wgnn_status load_model(tok_load *L, const cJSON *root)
     for (id = 0; id < t->n_ids; id++) {
         if (t->tok[id].str == NULL)
             continue;
-        int32_t had = tok_find(t, t->tok[id].str, t->tok[id].len);
+        int32_t had = wgnn__tok_find(t, t->tok[id].str, t->tok[id].len);
         if (had < 0) {
             tok_insert(t, id);
         } else if (!t->tok[id].added && !t->tok[had].added) {
             char q[96];
-            tok_quote(t->tok[id].str, t->tok[id].len, q, sizeof q);
+            wgnn__tok_quote(t->tok[id].str, t->tok[id].len, q, sizeof q);
             return LFAIL(L, WGNN_ERR_FORMAT, "model.vocab: token \"%s\" appears twice (ids %d and %d)", L->label, q,
                          (int)had, (int)id);
         }
     }
     for (int b = 0; b < 256; b++) {
         char u[4];
-        int n = (int)utf8proc_encode_char((utf8proc_int32_t)g_byte_cp[b], (utf8proc_uint8_t *)u);
-        t->byte_id[b] = tok_find(t, u, (size_t)n);
+        int n = (int)utf8proc_encode_char((utf8proc_int32_t)wgnn__tok_byte_cp[b], (utf8proc_uint8_t *)u);
+        t->byte_id[b] = wgnn__tok_find(t, u, (size_t)n);
     }
     t->unk = -1;
     const cJSON *unk = cJSON_GetObjectItemCaseSensitive(model, "unk_token");
     if (cJSON_IsString(unk)) {
-        t->unk = tok_find(t, unk->valuestring, strlen(unk->valuestring));
+        t->unk = wgnn__tok_find(t, unk->valuestring, strlen(unk->valuestring));
         if (t->unk < 0)
             return LFAIL(L, WGNN_ERR_FORMAT, "model.unk_token: not in the vocab", L->label);
     } else if (unk && !cJSON_IsNull(unk)) {
@@ -603,20 +554,20 @@ static wgnn_status load_model(tok_load *L, const cJSON *root)
         if (a == NULL)
             return LFAIL(L, WGNN_ERR_FORMAT, "model.merges[%u]: expected \"a b\" (one space) or [\"a\", \"b\"]",
                          L->label, rank);
-        int32_t ia = tok_find(t, a, na), ib = tok_find(t, b, nb), im = -1;
+        int32_t ia = wgnn__tok_find(t, a, na), ib = wgnn__tok_find(t, b, nb), im = -1;
         char buf[256];
         if (ia >= 0 && ib >= 0) {
             if (na + nb < sizeof buf) {
                 memcpy(buf, a, na);
                 memcpy(buf + na, b, nb);
-                im = tok_find(t, buf, na + nb);
+                im = wgnn__tok_find(t, buf, na + nb);
             } else {
                 char *cat = malloc(na + nb);
                 if (cat == NULL)
                     return LFAIL(L, WGNN_ERR_OUT_OF_MEMORY, "out of memory", L->label);
                 memcpy(cat, a, na);
                 memcpy(cat + na, b, nb);
-                im = tok_find(t, cat, na + nb);
+                im = wgnn__tok_find(t, cat, na + nb);
                 free(cat);
             }
         }
@@ -625,11 +576,11 @@ static wgnn_status load_model(tok_load *L, const cJSON *root)
             size_t nw = ia < 0 ? na : nb;
             char q[96];
             if (which)
-                tok_quote(which, nw, q, sizeof q);
+                wgnn__tok_quote(which, nw, q, sizeof q);
             else {
                 char qa[48], qb[48];
-                tok_quote(a, na, qa, sizeof qa);
-                tok_quote(b, nb, qb, sizeof qb);
+                wgnn__tok_quote(a, na, qa, sizeof qa);
+                wgnn__tok_quote(b, nb, qb, sizeof qb);
                 snprintf(q, sizeof q, "%s%s", qa, qb);
             }
             return LFAIL(L, WGNN_ERR_FORMAT, "model.merges[%u]: token \"%s\" is not in the vocab", L->label, rank, q);
@@ -646,7 +597,7 @@ static wgnn_status tok_parse_json(const wgnn__json *j, wgnn__tokenizer **out, ch
 {
     wgnn__tokenizer *t = calloc(1, sizeof *t);
     if (t == NULL)
-        return tok_fail(WGNN_ERR_OUT_OF_MEMORY, err, err_len, "%s: out of memory", j->label);
+        return wgnn__tok_fail(WGNN_ERR_OUT_OF_MEMORY, err, err_len, "%s: out of memory", j->label);
     tok_tables();
     snprintf(t->label, sizeof t->label, "%s", j->label);
     tok_load L = {t, t->label, err, err_len};
@@ -673,7 +624,7 @@ wgnn_status wgnn__tokenizer_parse(const char *json, size_t len, const char *labe
                                   size_t err_len)
 {
     if (out == NULL)
-        return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: out is NULL");
+        return wgnn__tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: out is NULL");
     *out = NULL;
     wgnn__json j;
     wgnn_status s = wgnn__json_parse(json, len, label ? label : "tokenizer.json", &j, err, err_len);
@@ -687,7 +638,7 @@ wgnn_status wgnn__tokenizer_parse(const char *json, size_t len, const char *labe
 wgnn_status wgnn__tokenizer_load(const char *path, wgnn__tokenizer **out, char *err, size_t err_len)
 {
     if (out == NULL || path == NULL)
-        return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: %s is NULL", out ? "path" : "out");
+        return wgnn__tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: %s is NULL", out ? "path" : "out");
     *out = NULL;
     char file[4096];
     struct stat sb;
@@ -695,7 +646,7 @@ wgnn_status wgnn__tokenizer_load(const char *path, wgnn__tokenizer **out, char *
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         n = snprintf(file, sizeof file, "%s/tokenizer.json", path);
     if (n < 0 || (size_t)n >= sizeof file)
-        return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: path too long");
+        return wgnn__tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: path too long");
     wgnn__json j;
     wgnn_status s = wgnn__json_load(file, TOK_MAX_FILE, &j, err, err_len);
     if (s != WGNN_OK)
@@ -725,454 +676,7 @@ void wgnn__tokenizer_free(wgnn__tokenizer *t)
 
 int32_t wgnn__tokenizer_token_id(const wgnn__tokenizer *t, const char *token)
 {
-    return t && token ? tok_find(t, token, strlen(token)) : -1;
+    return t && token ? wgnn__tok_find(t, token, strlen(token)) : -1;
 }
 
 int wgnn__tokenizer_vocab_size(const wgnn__tokenizer *t) { return t ? t->n_ids : 0; }
-
-/* ---- encoding ------------------------------------------------------------------ */
-
-typedef struct heap_item {
-    uint32_t rank;
-    uint32_t pos;
-} heap_item;
-
-typedef struct tok_enc {
-    const wgnn__tokenizer *t;
-    int32_t *ids;
-    size_t n, cap;
-    /* scratch, grown to the longest piece */
-    int32_t *sym, *prev, *next;
-    heap_item *heap;
-    char *buf; /* prefix space + piece, or the piece's byte-level string */
-    size_t scratch;
-    pcre2_match_data *md;
-    char *err;
-    size_t err_len;
-} tok_enc;
-
-static wgnn_status enc_push(tok_enc *E, int32_t id)
-{
-    if (E->n == E->cap) {
-        size_t c = E->cap ? E->cap * 2 : 64;
-        int32_t *p = c > SIZE_MAX / sizeof *p ? NULL : realloc(E->ids, c * sizeof *p);
-        if (p == NULL)
-            return tok_fail(WGNN_ERR_OUT_OF_MEMORY, E->err, E->err_len, "%s: out of memory for %zu ids",
-                            E->t->label, c);
-        E->ids = p;
-        E->cap = c;
-    }
-    E->ids[E->n++] = id;
-    return WGNN_OK;
-}
-
-static wgnn_status enc_scratch(tok_enc *E, size_t n)
-{
-    if (n <= E->scratch)
-        return WGNN_OK;
-    size_t c = n < 256 ? 256 : n;
-    if (c > SIZE_MAX / 4 / sizeof(heap_item) - 2)
-        return tok_fail(WGNN_ERR_OUT_OF_MEMORY, E->err, E->err_len, "%s: piece too long", E->t->label);
-    int32_t *sym = malloc(c * sizeof *sym), *prev = malloc(c * sizeof *prev), *next = malloc(c * sizeof *next);
-    heap_item *heap = malloc(3 * c * sizeof *heap); /* n - 1 pairs, then at most 2 a merge */
-    char *buf = malloc(2 * c + 2);
-    if (!sym || !prev || !next || !heap || !buf) {
-        free(sym), free(prev), free(next), free(heap), free(buf);
-        return tok_fail(WGNN_ERR_OUT_OF_MEMORY, E->err, E->err_len, "%s: out of memory", E->t->label);
-    }
-    free(E->sym), free(E->prev), free(E->next), free(E->heap), free(E->buf);
-    E->sym = sym, E->prev = prev, E->next = next, E->heap = heap, E->buf = buf;
-    E->scratch = c;
-    return WGNN_OK;
-}
-
-static bool heap_less(heap_item a, heap_item b) { return a.rank != b.rank ? a.rank < b.rank : a.pos < b.pos; }
-
-static void heap_push(heap_item *h, size_t *n, heap_item x)
-{
-    size_t i = (*n)++;
-    while (i > 0 && heap_less(x, h[(i - 1) / 2])) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = x;
-}
-
-static heap_item heap_pop(heap_item *h, size_t *n)
-{
-    heap_item top = h[0], x = h[--(*n)];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && heap_less(h[c + 1], h[c]))
-            c++;
-        if (!heap_less(h[c], x))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n)
-        h[i] = x;
-    return top;
-}
-
-/* Pushes the pair starting at symbol i, if it merges. Each symbol starts at
- * most one live pair, and a pair's entry is checked when popped. */
-static void pair_push(tok_enc *E, size_t *nh, int32_t i)
-{
-    if (i < 0 || E->next[i] < 0)
-        return;
-    const tok_pair *p = pair_find(E->t, E->sym[i], E->sym[E->next[i]]);
-    if (p)
-        heap_push(E->heap, nh, (heap_item){p->rank, (uint32_t)i});
-}
-
-/* BPE on one pre-token (raw bytes). */
-static wgnn_status enc_bpe(tok_enc *E, const char *s, size_t n)
-{
-    const wgnn__tokenizer *t = E->t;
-    if (n == 0)
-        return WGNN_OK;
-    wgnn_status st = enc_scratch(E, n);
-    if (st != WGNN_OK)
-        return st;
-    if (t->ignore_merges) {
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            m += (size_t)utf8proc_encode_char((utf8proc_int32_t)g_byte_cp[(unsigned char)s[i]],
-                                              (utf8proc_uint8_t *)E->buf + m);
-        int32_t id = tok_find(t, E->buf, m);
-        if (id >= 0)
-            return enc_push(E, id);
-    }
-    for (size_t i = 0; i < n; i++) {
-        E->sym[i] = t->byte_id[(unsigned char)s[i]];
-        E->prev[i] = (int32_t)i - 1;
-        E->next[i] = i + 1 < n ? (int32_t)i + 1 : -1;
-        if (E->sym[i] < 0 && t->unk < 0) {
-            char q[96];
-            tok_quote(s, n, q, sizeof q);
-            return tok_fail(WGNN_ERR_FORMAT, E->err, E->err_len,
-                            "%s: byte 0x%02x of the piece \"%s\" has no token (no unk_token, no byte_fallback)",
-                            t->label, (unsigned char)s[i], q);
-        }
-    }
-    size_t nh = 0;
-    for (size_t i = 0; i + 1 < n; i++)
-        if (E->sym[i] >= 0 && E->sym[i + 1] >= 0)
-            pair_push(E, &nh, (int32_t)i);
-    while (nh) {
-        heap_item h = heap_pop(E->heap, &nh);
-        int32_t i = (int32_t)h.pos, j = E->next[i];
-        if (E->sym[i] < 0 || j < 0 || E->sym[j] < 0)
-            continue;
-        const tok_pair *p = pair_find(t, E->sym[i], E->sym[j]);
-        if (p == NULL || p->rank != h.rank)
-            continue; /* stale: one side merged since */
-        E->sym[i] = p->id;
-        E->next[i] = E->next[j];
-        if (E->next[j] >= 0)
-            E->prev[E->next[j]] = i;
-        E->sym[j] = -2; /* merged away */
-        pair_push(E, &nh, E->prev[i]);
-        pair_push(E, &nh, i);
-    }
-    bool last_unk = false;
-    for (int32_t i = 0; i >= 0; i = E->next[i]) {
-        int32_t id = E->sym[i] >= 0 ? E->sym[i] : t->unk;
-        bool is_unk = E->sym[i] < 0;
-        if (!(is_unk && last_unk && t->fuse_unk) && (st = enc_push(E, id)) != WGNN_OK)
-            return st;
-        last_unk = is_unk;
-    }
-    return WGNN_OK;
-}
-
-typedef wgnn_status (*piece_fn)(tok_enc *E, int level, const char *s, size_t n);
-
-/* Calls fn on the matches of re in s and on the text between them. */
-static wgnn_status enc_isolated(tok_enc *E, const pcre2_code *re, int level, piece_fn fn, const char *s, size_t n)
-{
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-    if (md == NULL)
-        return tok_fail(WGNN_ERR_OUT_OF_MEMORY, E->err, E->err_len, "%s: out of memory", E->t->label);
-    wgnn_status st = WGNN_OK;
-    size_t at = 0, done = 0;
-    while (at <= n && st == WGNN_OK) {
-        int rc = pcre2_match(re, (PCRE2_SPTR)s, n, at, PCRE2_NO_UTF_CHECK, md, NULL);
-        if (rc == PCRE2_ERROR_NOMATCH)
-            break;
-        if (rc < 0) {
-            PCRE2_UCHAR msg[256];
-            pcre2_get_error_message(rc, msg, sizeof msg);
-            st = tok_fail(WGNN_ERR_FORMAT, E->err, E->err_len, "%s: pre_tokenizer regex failed: %s", E->t->label,
-                          (const char *)msg);
-            break;
-        }
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        size_t b = ov[0], e = ov[1];
-        if (e <= b || b < done) { /* empty match (or \K games): step one character on */
-            at = (b > at ? b : at) + 1;
-            while (at < n && ((unsigned char)s[at] & 0xC0) == 0x80)
-                at++;
-            continue;
-        }
-        if (b > done)
-            st = fn(E, level + 1, s + done, b - done);
-        if (st == WGNN_OK)
-            st = fn(E, level + 1, s + b, e - b);
-        done = at = e;
-    }
-    if (st == WGNN_OK && done < n)
-        st = fn(E, level + 1, s + done, n - done);
-    pcre2_match_data_free(md);
-    return st;
-}
-
-static wgnn_status enc_bpe_piece(tok_enc *E, int level, const char *s, size_t n) { return enc_bpe(E, s, n); }
-
-/* level < n_split: Split step `level`; == n_split: ByteLevel. */
-static wgnn_status enc_piece(tok_enc *E, int level, const char *s, size_t n)
-{
-    const wgnn__tokenizer *t = E->t;
-    if (n == 0)
-        return WGNN_OK;
-    if (level < t->n_split)
-        return enc_isolated(E, t->split[level], level, enc_piece, s, n);
-    char *tmp = NULL;
-    if (t->add_prefix_space && s[0] != ' ') {
-        tmp = malloc(n + 1);
-        if (tmp == NULL)
-            return tok_fail(WGNN_ERR_OUT_OF_MEMORY, E->err, E->err_len, "%s: out of memory", t->label);
-        tmp[0] = ' ';
-        memcpy(tmp + 1, s, n);
-        s = tmp;
-        n++;
-    }
-    wgnn_status st = t->gpt2 ? enc_isolated(E, t->gpt2, level, enc_bpe_piece, s, n) : enc_bpe(E, s, n);
-    free(tmp);
-    return st;
-}
-
-static wgnn_status enc_segment(tok_enc *E, const char *s, size_t n)
-{
-    if (n == 0)
-        return WGNN_OK;
-    if (!E->t->nfc)
-        return enc_piece(E, 0, s, n);
-    utf8proc_uint8_t *norm = NULL;
-    utf8proc_ssize_t m = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &norm,
-                                      UTF8PROC_STABLE | UTF8PROC_COMPOSE);
-    if (m < 0)
-        return tok_fail(m == UTF8PROC_ERROR_NOMEM ? WGNN_ERR_OUT_OF_MEMORY : WGNN_ERR_INVALID_ARGUMENT, E->err,
-                        E->err_len, "%s: NFC: %s", E->t->label, utf8proc_errmsg(m));
-    wgnn_status st = enc_piece(E, 0, (const char *)norm, (size_t)m);
-    free(norm);
-    return st;
-}
-
-/* Offset of the first byte that is not part of valid UTF-8, or n. */
-static size_t utf8_bad_at(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        utf8proc_int32_t cp;
-        utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)s + i, (utf8proc_ssize_t)(n - i), &cp);
-        if (k <= 0)
-            return i;
-        i += (size_t)k;
-    }
-    return n;
-}
-
-wgnn_status wgnn__tokenizer_encode(const wgnn__tokenizer *t, const char *text, size_t len, int32_t **ids, size_t *n,
-                                   char *err, size_t err_len)
-{
-    if (ids)
-        *ids = NULL;
-    if (n)
-        *n = 0;
-    if (t == NULL || ids == NULL || n == NULL || (text == NULL && len))
-        return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: encode: NULL argument");
-    if (len > TOK_MAX_TEXT) /* symbol indices are int32_t */
-        return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "%s: text of %zu bytes is over the limit of %d",
-                        t->label, len, TOK_MAX_TEXT);
-    size_t bad = utf8_bad_at(text, len);
-    if (bad < len)
-        return tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "%s: text is not valid UTF-8 at byte %zu", t->label,
-                        bad);
-    tok_enc E = {.t = t, .err = err, .err_len = err_len};
-    wgnn_status st = WGNN_OK;
-    size_t seg = 0, i = 0;
-    while (i < len && st == WGNN_OK) {
-        const tok_added *hit = NULL;
-        for (size_t k = 0; k < t->n_added; k++) { /* longest first */
-            const tok_added *a = &t->added[k];
-            if (a->len <= len - i && a->str[0] == text[i] && memcmp(a->str, text + i, a->len) == 0) {
-                hit = a;
-                break;
-            }
-        }
-        if (hit == NULL) {
-            i++;
-            continue;
-        }
-        st = enc_segment(&E, text + seg, i - seg);
-        if (st == WGNN_OK)
-            st = enc_push(&E, hit->id);
-        i += hit->len;
-        seg = i;
-    }
-    if (st == WGNN_OK)
-        st = enc_segment(&E, text + seg, len - seg);
-    free(E.sym), free(E.prev), free(E.next), free(E.heap), free(E.buf);
-    if (st != WGNN_OK) {
-        free(E.ids);
-        return st;
-    }
-    *ids = E.ids;
-    *n = E.n;
-    return WGNN_OK;
-}
-
-/* ---- decoding ------------------------------------------------------------------ */
-
-void wgnn__detok_init(wgnn__detok *d)
-{
-    if (d)
-        memset(d, 0, sizeof *d);
-}
-
-size_t wgnn__detok_max_out(const wgnn__tokenizer *t) { return t ? 3 * (t->max_bytes + 4) : 0; }
-
-/* Complete characters of a ++ b go to out; an incomplete tail to tail. */
-static wgnn_status utf8_drain(const unsigned char *a, size_t na, const unsigned char *b, size_t nb, char *out,
-                              size_t cap, size_t *n_out, unsigned char *tail, size_t *n_tail)
-{
-#define AT(k) ((k) < na ? a[k] : b[(k) - na])
-    size_t n = na + nb, i = 0, o = 0;
-    static const char fffd[] = "\xEF\xBF\xBD";
-    while (i < n) {
-        unsigned c = AT(i);
-        size_t need = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3
-                                                                  : (c >= 0xF0 && c <= 0xF4) ? 4
-                                                                                            : 0;
-        size_t k = 1;
-        bool bad = need == 0;
-        for (; !bad && k < need; k++) {
-            if (i + k >= n) { /* incomplete: hold back */
-                *n_tail = n - i;
-                for (size_t q = 0; q < *n_tail; q++)
-                    tail[q] = AT(i + q);
-                *n_out = o;
-                return WGNN_OK;
-            }
-            unsigned x = AT(i + k), lo = 0x80, hi = 0xBF;
-            if (k == 1)
-                lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80, hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-            if (x < lo || x > hi)
-                bad = true;
-        }
-        if (bad) {
-            k = k > 1 ? k - 1 : 1; /* the maximal invalid subpart */
-            if (o + 3 > cap)
-                return WGNN_ERR_LIMIT;
-            memcpy(out + o, fffd, 3);
-            o += 3;
-            i += k;
-            continue;
-        }
-        if (o + need > cap)
-            return WGNN_ERR_LIMIT;
-        for (size_t q = 0; q < need; q++)
-            out[o++] = (char)AT(i + q);
-        i += need;
-    }
-#undef AT
-    *n_tail = 0;
-    *n_out = o;
-    return WGNN_OK;
-}
-
-wgnn_status wgnn__detok_push(const wgnn__tokenizer *t, wgnn__detok *d, int32_t id, char *out, size_t cap,
-                             size_t *n_out)
-{
-    if (n_out)
-        *n_out = 0;
-    if (t == NULL || d == NULL || n_out == NULL || (out == NULL && cap) || d->n_tail > 3)
-        return WGNN_ERR_INVALID_ARGUMENT;
-    if (id < 0 || id >= t->n_ids || t->tok[id].str == NULL)
-        return WGNN_ERR_INVALID_ARGUMENT;
-    unsigned char tail[4];
-    size_t n_tail = 0, n = 0;
-    wgnn_status s =
-        utf8_drain(d->tail, d->n_tail, t->tok[id].bytes, t->tok[id].n_bytes, out, cap, &n, tail, &n_tail);
-    if (s != WGNN_OK)
-        return s;
-    memcpy(d->tail, tail, n_tail);
-    d->n_tail = n_tail;
-    *n_out = n;
-    return WGNN_OK;
-}
-
-wgnn_status wgnn__detok_flush(wgnn__detok *d, char *out, size_t cap, size_t *n_out)
-{
-    if (n_out)
-        *n_out = 0;
-    if (d == NULL || n_out == NULL || (out == NULL && cap))
-        return WGNN_ERR_INVALID_ARGUMENT;
-    if (d->n_tail == 0)
-        return WGNN_OK;
-    if (cap < 3)
-        return WGNN_ERR_LIMIT;
-    memcpy(out, "\xEF\xBF\xBD", 3); /* an incomplete tail is one maximal invalid subpart */
-    *n_out = 3;
-    d->n_tail = 0;
-    return WGNN_OK;
-}
-
-/* ---- the public API (include/wgnn.h): the same functions ---------------- */
-
-wgnn_status wgnn_tokenizer_load(const char *path, wgnn_tokenizer **out, char *err, size_t err_len) {
-    if (!path || !out) {
-        if (err && err_len) snprintf(err, err_len, "wgnn_tokenizer_load: path and out must not be NULL");
-        return WGNN_ERR_INVALID_ARGUMENT;
-    }
-    return wgnn__tokenizer_load(path, out, err, err_len);
-}
-
-void wgnn_tokenizer_free(wgnn_tokenizer *t) { wgnn__tokenizer_free(t); }
-
-wgnn_status wgnn_tokenizer_encode(const wgnn_tokenizer *t, const char *text, size_t len, int32_t **ids, size_t *n,
-                                  char *err, size_t err_len) {
-    if (!t || (!text && len) || !ids || !n) {
-        if (err && err_len) snprintf(err, err_len, "wgnn_tokenizer_encode: NULL argument");
-        return WGNN_ERR_INVALID_ARGUMENT;
-    }
-    return wgnn__tokenizer_encode(t, text ? text : "", len, ids, n, err, err_len);
-}
-
-int wgnn_tokenizer_vocab_size(const wgnn_tokenizer *t) { return t ? wgnn__tokenizer_vocab_size(t) : 0; }
-
-int32_t wgnn_tokenizer_token_id(const wgnn_tokenizer *t, const char *token) {
-    return t && token ? wgnn__tokenizer_token_id(t, token) : -1;
-}
-
-void wgnn_detok_init(wgnn_detok *d) {
-    if (d) wgnn__detok_init(d);
-}
-
-wgnn_status wgnn_detok_push(const wgnn_tokenizer *t, wgnn_detok *d, int32_t id, char *out, size_t cap,
-                            size_t *n_out) {
-    if (!t || !d || (!out && cap) || !n_out) return WGNN_ERR_INVALID_ARGUMENT;
-    return wgnn__detok_push(t, d, id, out, cap, n_out);
-}
-
-wgnn_status wgnn_detok_flush(wgnn_detok *d, char *out, size_t cap, size_t *n_out) {
-    if (!d || (!out && cap) || !n_out) return WGNN_ERR_INVALID_ARGUMENT;
-    return wgnn__detok_flush(d, out, cap, n_out);
-}
-
-size_t wgnn_detok_max_out(const wgnn_tokenizer *t) { return t ? wgnn__detok_max_out(t) : 0; }
