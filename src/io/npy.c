@@ -1,5 +1,6 @@
 /*
- * npy.c - NumPy .npy reader and writer (format versions 1.0, 2.0, 3.0).
+ * npy.c - NumPy .npy reader (format versions 1.0, 2.0, 3.0); the writer is
+ * npy_write.c, the constants and helpers both use npy_impl.h.
  *
  * Layout: "\x93NUMPY", major, minor, header length (uint16 LE for 1.0,
  * uint32 LE for 2.0 / 3.0), then a Python dict literal such as
@@ -18,10 +19,6 @@
  * trailing bytes, so an endless stream cannot take more memory than its own
  * header asked for. Devices are refused without being opened.
  *
- * Saving a regular file (or a new path) writes "<path>.tmp.<pid>" and renames
- * it over path; any other target (a device, a FIFO, a symlink such as
- * /dev/stdout) is written in place, since a rename would replace it.
- *
  * Needs nothing from the library but the types in wgnn.h, so that it links
  * alone into fuzz/fuzz_npy.c.
  */
@@ -29,6 +26,7 @@
 
 #include "wgnn.h"
 #include "io/file.h"
+#include "io/npy_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,49 +39,13 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define NPY_MAGIC "\x93NUMPY"
-#define NPY_MAGIC_LEN 6
-#define NPY_MAX_HEADER (1u << 20) /* numpy itself stops at 10000 by default */
-#define NPY_ALIGN 64              /* numpy aligns the data offset to 64 bytes */
-#define NPY_GROWTH_DIGITS 21      /* numpy's spare room for the first dim to grow */
-#define NPY_SHAPE_STR 256         /* "(d0, ..., d7)" with 20-digit dims fits */
-#define NPY_PREFIX_V1 10          /* magic, version, uint16 header length */
-#define NPY_PREFIX_V2 12          /* magic, version, uint32 header length */
-#define NPY_STREAM_CHUNK (1u << 20)    /* a stream's data buffer starts here and doubles */
-#define NPY_TRAILING_SCAN (1u << 20)   /* trailing bytes of a stream counted before giving up */
-#define NPY_IO_CHUNK ((size_t)1 << 30) /* largest single read() / write() */
-
-#if defined(__GNUC__) || defined(__clang__)
-#define NPY_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define NPY_PRINTF(f, a)
-#endif
-
-/* Where messages go, and the file they are about (NULL for in-memory). */
-typedef struct npy_err {
-    char *buf;
-    size_t len;
-    const char *path;
-} npy_err;
-
-/* What the header says, before any data is touched. */
-typedef struct npy_header {
-    wgnn_dtype dtype;
-    int rank;
-    int64_t dims[WGNN_MAX_RANK];
-    uint64_t numel;
-    uint64_t nbytes;
-    size_t data_offset;
-} npy_header;
-
 typedef struct npy_cursor {
     const unsigned char *s;
     size_t n;
     size_t i;
 } npy_cursor;
 
-static NPY_PRINTF(3, 4) wgnn_status npy_fail(const npy_err *e, wgnn_status status, const char *fmt,
-                                             ...)
+wgnn_status wgnn__npy_fail(const npy_err *e, wgnn_status status, const char *fmt, ...)
 {
     if (e->buf == NULL || e->len == 0)
         return status;
@@ -99,7 +61,7 @@ static NPY_PRINTF(3, 4) wgnn_status npy_fail(const npy_err *e, wgnn_status statu
 }
 
 /* Local twin of wgnn_dtype_size, so this file links without the library. */
-static size_t npy_dtype_size(wgnn_dtype t)
+size_t wgnn__npy_dtype_size(wgnn_dtype t)
 {
     switch (t) {
     case WGNN_F32: return 4;
@@ -109,7 +71,7 @@ static size_t npy_dtype_size(wgnn_dtype t)
     return 0;
 }
 
-static const char *npy_dtype_descr(wgnn_dtype t)
+const char *wgnn__npy_dtype_descr(wgnn_dtype t)
 {
     switch (t) {
     case WGNN_F32: return "<f4";
@@ -140,7 +102,7 @@ static void npy_excerpt(const unsigned char *s, size_t len, char *out, size_t ou
 }
 
 /* "(2, 3)", "(3,)" or "()", as numpy's repr of the shape tuple. */
-static void npy_shape_str(const int64_t *dims, int rank, char *out, size_t out_len)
+void wgnn__npy_shape_str(const int64_t *dims, int rank, char *out, size_t out_len)
 {
     size_t used = 0;
     int n = snprintf(out, out_len, "(");
@@ -178,10 +140,10 @@ static void npy_skip_ws(npy_cursor *c)
 static wgnn_status npy_unexpected(const npy_err *e, const npy_cursor *c, const char *want)
 {
     if (c->i >= c->n)
-        return npy_fail(e, WGNN_ERR_FORMAT, "header ends where %s was expected", want);
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "header ends where %s was expected", want);
     char got[24];
     npy_excerpt(c->s + c->i, c->n - c->i, got, sizeof got);
-    return npy_fail(e, WGNN_ERR_FORMAT, "header: expected %s at offset %zu, found \"%s\"", want,
+    return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "header: expected %s at offset %zu, found \"%s\"", want,
                     c->i, got);
 }
 
@@ -196,7 +158,7 @@ static wgnn_status npy_parse_string(const npy_err *e, npy_cursor *c, const unsig
     size_t start = ++c->i;
     while (c->i < c->n && c->s[c->i] != (unsigned char)q) {
         if (c->s[c->i] == '\\')
-            return npy_fail(e, WGNN_ERR_FORMAT,
+            return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                             "header: escape sequence in a string at offset %zu is not supported",
                             c->i);
         if (c->s[c->i] == '\n')
@@ -204,7 +166,7 @@ static wgnn_status npy_parse_string(const npy_err *e, npy_cursor *c, const unsig
         c->i++;
     }
     if (c->i >= c->n || c->s[c->i] != (unsigned char)q)
-        return npy_fail(e, WGNN_ERR_FORMAT, "header: unterminated string starting at offset %zu",
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "header: unterminated string starting at offset %zu",
                         start - 1);
     *str = c->s + start;
     *len = c->i - start;
@@ -220,7 +182,7 @@ static int npy_str_is(const unsigned char *s, size_t len, const char *lit)
 static wgnn_status npy_parse_descr(const npy_err *e, npy_cursor *c, wgnn_dtype *dtype)
 {
     if (npy_peek(c) == '[')
-        return npy_fail(e, WGNN_ERR_FORMAT,
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                         "structured (record) dtypes are not supported (wgnn reads <f4, <i4, <f2)");
     const unsigned char *s;
     size_t len;
@@ -229,7 +191,7 @@ static wgnn_status npy_parse_descr(const npy_err *e, npy_cursor *c, wgnn_dtype *
         return st;
     static const wgnn_dtype known[] = {WGNN_F32, WGNN_I32, WGNN_F16};
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
-        const char *d = npy_dtype_descr(known[k]);
+        const char *d = wgnn__npy_dtype_descr(known[k]);
         if (npy_str_is(s, len, d)) {
             *dtype = known[k];
             return WGNN_OK;
@@ -239,14 +201,14 @@ static wgnn_status npy_parse_descr(const npy_err *e, npy_cursor *c, wgnn_dtype *
     npy_excerpt(s, len, shown, sizeof shown);
     if (len == 3 && s[0] == '>') {
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
-            if (memcmp(s + 1, npy_dtype_descr(known[k]) + 1, 2) == 0)
-                return npy_fail(e, WGNN_ERR_FORMAT,
+            if (memcmp(s + 1, wgnn__npy_dtype_descr(known[k]) + 1, 2) == 0)
+                return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                                 "big-endian dtype '%s' is not supported; convert with "
                                 "a.astype(a.dtype.newbyteorder('<'))",
                                 shown);
         }
     }
-    return npy_fail(e, WGNN_ERR_FORMAT, "unsupported dtype '%s' (wgnn reads <f4, <i4, <f2)", shown);
+    return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "unsupported dtype '%s' (wgnn reads <f4, <i4, <f2)", shown);
 }
 
 static wgnn_status npy_parse_bool(const npy_err *e, npy_cursor *c, int *value)
@@ -272,7 +234,7 @@ static wgnn_status npy_parse_bool(const npy_err *e, npy_cursor *c, int *value)
 static wgnn_status npy_parse_dim(const npy_err *e, npy_cursor *c, int64_t *dim)
 {
     if (npy_peek(c) == '-')
-        return npy_fail(e, WGNN_ERR_FORMAT, "shape has a negative dimension at offset %zu",
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "shape has a negative dimension at offset %zu",
                         c->i);
     int ch = npy_peek(c);
     if (ch < '0' || ch > '9')
@@ -282,7 +244,7 @@ static wgnn_status npy_parse_dim(const npy_err *e, npy_cursor *c, int64_t *dim)
     while ((ch = npy_peek(c)) >= '0' && ch <= '9') {
         int d = ch - '0';
         if (v > (INT64_MAX - d) / 10)
-            return npy_fail(e, WGNN_ERR_FORMAT,
+            return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                             "shape dimension at offset %zu is too large (over 2^63-1)", start);
         v = v * 10 + d;
         c->i++;
@@ -324,15 +286,15 @@ static wgnn_status npy_parse_shape(const npy_err *e, npy_cursor *c, int64_t *dim
     }
     c->i++;
     if (count == 1 && !comma)
-        return npy_fail(e, WGNN_ERR_FORMAT,
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                         "'shape' (%lld) is not a tuple (a 1-d shape is written (%lld,))",
                         (long long)dims[0], (long long)dims[0]);
     if (count > WGNN_MAX_RANK)
-        return npy_fail(e, WGNN_ERR_FORMAT, "rank %d exceeds the maximum of %d", count,
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "rank %d exceeds the maximum of %d", count,
                         WGNN_MAX_RANK);
     for (int i = 0; i < count; i++) {
         if (dims[i] == 0)
-            return npy_fail(e, WGNN_ERR_FORMAT,
+            return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                             "shape has a zero-sized dimension; wgnn tensors need every dim >= 1");
     }
     *rank = count;
@@ -357,7 +319,7 @@ static wgnn_status npy_parse_dict(const npy_err *e, const unsigned char *h, size
         if (npy_peek(&c) == '}')
             break;
         if (c.i >= c.n)
-            return npy_fail(e, WGNN_ERR_FORMAT, "header dict is not closed with '}'");
+            return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "header dict is not closed with '}'");
         const unsigned char *key;
         size_t key_len;
         wgnn_status st = npy_parse_string(e, &c, &key, &key_len, "a quoted key in the header dict");
@@ -370,12 +332,12 @@ static wgnn_status npy_parse_dict(const npy_err *e, const unsigned char *h, size
         char shown[40];
         npy_excerpt(key, key_len, shown, sizeof shown);
         if (which == 0)
-            return npy_fail(e, WGNN_ERR_FORMAT,
+            return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                             "unexpected key '%s' in the header (expected 'descr', "
                             "'fortran_order', 'shape')",
                             shown);
         if (seen & which)
-            return npy_fail(e, WGNN_ERR_FORMAT, "duplicate key '%s' in the header", shown);
+            return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "duplicate key '%s' in the header", shown);
         seen |= which;
         npy_skip_ws(&c);
         if (npy_peek(&c) != ':')
@@ -395,7 +357,7 @@ static wgnn_status npy_parse_dict(const npy_err *e, const unsigned char *h, size
             c.i++;
         } else if (npy_peek(&c) != '}') {
             if (c.i >= c.n)
-                return npy_fail(e, WGNN_ERR_FORMAT, "header dict is not closed with '}'");
+                return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "header dict is not closed with '}'");
             return npy_unexpected(e, &c, "',' or '}' in the header dict");
         }
     }
@@ -407,10 +369,10 @@ static wgnn_status npy_parse_dict(const npy_err *e, const unsigned char *h, size
         {NPY_KEY_DESCR, "descr"}, {NPY_KEY_FORTRAN, "fortran_order"}, {NPY_KEY_SHAPE, "shape"}};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         if (!(seen & keys[k].bit))
-            return npy_fail(e, WGNN_ERR_FORMAT, "header is missing the '%s' key", keys[k].name);
+            return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "header is missing the '%s' key", keys[k].name);
     }
     if (fortran)
-        return npy_fail(e, WGNN_ERR_FORMAT,
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                         "fortran_order True (column-major) is not supported; save "
                         "np.ascontiguousarray(a) instead");
     return WGNN_OK;
@@ -422,25 +384,25 @@ static wgnn_status npy_parse_prefix(const npy_err *e, const unsigned char *b, si
                                     size_t *prefix_len, uint32_t *hlen)
 {
     if (len == 0)
-        return npy_fail(e, WGNN_ERR_FORMAT, "file is empty (0 bytes)");
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "file is empty (0 bytes)");
     size_t cmp = len < NPY_MAGIC_LEN ? len : NPY_MAGIC_LEN;
     if (memcmp(b, NPY_MAGIC, cmp) != 0)
-        return npy_fail(e, WGNN_ERR_FORMAT, "not a .npy file (bad magic; expected \\x93NUMPY)");
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "not a .npy file (bad magic; expected \\x93NUMPY)");
     if (len < NPY_MAGIC_LEN + 2)
-        return npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes) to be a .npy file", len);
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes) to be a .npy file", len);
     unsigned major = b[6], minor = b[7];
     if (major < 1 || major > 3 || minor != 0)
-        return npy_fail(e, WGNN_ERR_FORMAT,
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                         "unsupported format version %u.%u (wgnn reads 1.0, 2.0, 3.0)", major,
                         minor);
     size_t prefix = major == 1 ? NPY_PREFIX_V1 : NPY_PREFIX_V2;
     if (len < prefix)
-        return npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes) to be a .npy file", len);
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes) to be a .npy file", len);
     uint32_t h = (uint32_t)b[8] | (uint32_t)b[9] << 8;
     if (major != 1)
         h |= (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
     if (h > NPY_MAX_HEADER)
-        return npy_fail(e, WGNN_ERR_FORMAT, "header too long (%lu bytes; the limit is %u)",
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "header too long (%lu bytes; the limit is %u)",
                         (unsigned long)h, NPY_MAX_HEADER);
     *prefix_len = prefix;
     *hlen = h;
@@ -460,7 +422,7 @@ static wgnn_status npy_parse_meta(const npy_err *e, const unsigned char *b, size
     if (st != WGNN_OK)
         return st;
     if (hlen > len - prefix)
-        return npy_fail(e, WGNN_ERR_FORMAT,
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                         "header length %lu runs past the end of the file (%zu bytes after the "
                         "prefix)",
                         (unsigned long)hlen, len - prefix);
@@ -468,21 +430,21 @@ static wgnn_status npy_parse_meta(const npy_err *e, const unsigned char *b, size
     if (st != WGNN_OK)
         return st;
 
-    size_t esize = npy_dtype_size(hd->dtype);
+    size_t esize = wgnn__npy_dtype_size(hd->dtype);
     uint64_t numel = 1;
     for (int i = 0; i < hd->rank; i++) {
         if ((uint64_t)hd->dims[i] > UINT64_MAX / numel) {
             char shape[NPY_SHAPE_STR];
-            npy_shape_str(hd->dims, hd->rank, shape, sizeof shape);
-            return npy_fail(e, WGNN_ERR_FORMAT, "shape %s is too large: element count overflows "
+            wgnn__npy_shape_str(hd->dims, hd->rank, shape, sizeof shape);
+            return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "shape %s is too large: element count overflows "
                             "64 bits", shape);
         }
         numel *= (uint64_t)hd->dims[i];
     }
     if (numel > UINT64_MAX / esize) {
         char shape[NPY_SHAPE_STR];
-        npy_shape_str(hd->dims, hd->rank, shape, sizeof shape);
-        return npy_fail(e, WGNN_ERR_FORMAT, "shape %s is too large: byte count overflows 64 bits",
+        wgnn__npy_shape_str(hd->dims, hd->rank, shape, sizeof shape);
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "shape %s is too large: byte count overflows 64 bits",
                         shape);
     }
     hd->numel = numel;
@@ -495,14 +457,14 @@ static wgnn_status npy_parse_meta(const npy_err *e, const unsigned char *b, size
 static wgnn_status npy_check_data_size(const npy_err *e, const npy_header *hd, uint64_t avail)
 {
     if (hd->nbytes > avail)
-        return npy_fail(e, WGNN_ERR_FORMAT, "truncated: expected %llu data bytes, found %llu",
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT, "truncated: expected %llu data bytes, found %llu",
                         (unsigned long long)hd->nbytes, (unsigned long long)avail);
     if (hd->nbytes < avail)
-        return npy_fail(e, WGNN_ERR_FORMAT,
+        return wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                         "%llu trailing bytes after the %llu data bytes the header describes",
                         (unsigned long long)(avail - hd->nbytes), (unsigned long long)hd->nbytes);
     if (hd->nbytes > SIZE_MAX)
-        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "%llu data bytes do not fit in memory",
+        return wgnn__npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "%llu data bytes do not fit in memory",
                         (unsigned long long)hd->nbytes);
     return WGNN_OK;
 }
@@ -540,13 +502,13 @@ wgnn_status wgnn_npy_parse(const void *buf, size_t len, wgnn_npy *out, char *err
     if (out)
         memset(out, 0, sizeof *out);
     if (out == NULL || (buf == NULL && len != 0))
-        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "parse: %s is NULL", out ? "buf" : "out");
+        return wgnn__npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "parse: %s is NULL", out ? "buf" : "out");
     wgnn_status st = npy_parse_header(&e, buf, len, &hd);
     if (st != WGNN_OK)
         return st;
     void *data = malloc((size_t)hd.nbytes);
     if (data == NULL)
-        return npy_fail(&e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %llu data bytes",
+        return wgnn__npy_fail(&e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %llu data bytes",
                         (unsigned long long)hd.nbytes);
     memcpy(data, (const unsigned char *)buf + hd.data_offset, (size_t)hd.nbytes);
     npy_fill(out, &hd, data);
@@ -556,7 +518,7 @@ wgnn_status wgnn_npy_parse(const void *buf, size_t len, wgnn_npy *out, char *err
 /* ---- reading files --------------------------------------------------------- */
 
 /* open(2), again when a signal interrupts it (a FIFO's open can wait long). */
-static int npy_open_retry(const char *path, int flags, mode_t mode)
+int wgnn__npy_open_retry(const char *path, int flags, mode_t mode)
 {
     int fd;
     do
@@ -597,8 +559,8 @@ typedef struct npy_file {
 static wgnn_status npy_not_regular(const npy_err *e, mode_t m)
 {
     if (S_ISDIR(m))
-        return npy_fail(e, WGNN_ERR_IO, "is a directory, not a .npy file");
-    return npy_fail(e, WGNN_ERR_IO,
+        return wgnn__npy_fail(e, WGNN_ERR_IO, "is a directory, not a .npy file");
+    return wgnn__npy_fail(e, WGNN_ERR_IO,
                     "not a regular file (%s); wgnn reads .npy data from regular files, pipes "
                     "and FIFOs",
                     wgnn__file_kind(m));
@@ -614,20 +576,20 @@ static wgnn_status npy_open(const npy_err *e, const char *path, int header_only,
     struct stat sb;
     nf->fd = -1;
     if (stat(path, &sb) != 0)
-        return npy_fail(e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
+        return wgnn__npy_fail(e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
     if (S_ISFIFO(sb.st_mode) && header_only)
-        return npy_fail(e, WGNN_ERR_UNSUPPORTED,
+        return wgnn__npy_fail(e, WGNN_ERR_UNSUPPORTED,
                         "is a pipe or FIFO: its header cannot be read without consuming it; "
                         "read it whole with wgnn_npy_load");
     if (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode))
         return npy_not_regular(e, sb.st_mode);
-    int fd = npy_open_retry(path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+    int fd = wgnn__npy_open_retry(path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
     if (fd < 0)
-        return npy_fail(e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
+        return wgnn__npy_fail(e, WGNN_ERR_IO, "cannot open: %s", strerror(errno));
     nf->fd = fd;
     /* The path may have been replaced between stat and open. */
     if (fstat(fd, &sb) != 0)
-        return npy_fail(e, WGNN_ERR_IO, "cannot stat: %s", strerror(errno));
+        return wgnn__npy_fail(e, WGNN_ERR_IO, "cannot stat: %s", strerror(errno));
     if (S_ISFIFO(sb.st_mode) && !header_only) {
         nf->stream = 1;
         return WGNN_OK;
@@ -648,14 +610,14 @@ static wgnn_status npy_read_more(const npy_err *e, const npy_file *nf, unsigned 
         return WGNN_OK;
     unsigned char *grown = realloc(*buf, want);
     if (grown == NULL)
-        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory reading a %zu-byte header",
+        return wgnn__npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory reading a %zu-byte header",
                         want);
     *buf = grown;
     size_t got = 0;
     int rc = npy_read_full(nf->fd, *buf + *have, want - *have, &got);
     *have += got;
     if (rc != 0)
-        return npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
+        return wgnn__npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
     return WGNN_OK;
 }
 
@@ -687,14 +649,14 @@ static wgnn_status npy_read_header(const npy_err *e, const npy_file *nf, npy_hea
          * says what is wrong, in the same words as wgnn_npy_parse. */
         st = npy_parse_header(e, buf, have, hd);
         if (st == WGNN_OK) /* not reachable: no valid .npy is this short */
-            st = npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes)", have);
+            st = wgnn__npy_fail(e, WGNN_ERR_FORMAT, "file is too short (%zu bytes)", have);
         goto cleanup;
     }
     st = npy_parse_meta(e, buf, have, hd);
     if (st != WGNN_OK || nf->stream)
         goto cleanup;
     if (nf->size < hd->data_offset) {
-        st = npy_fail(e, WGNN_ERR_IO, "file changed while its header was read");
+        st = wgnn__npy_fail(e, WGNN_ERR_IO, "file changed while its header was read");
         goto cleanup;
     }
     st = npy_check_data_size(e, hd, nf->size - hd->data_offset);
@@ -715,16 +677,16 @@ static wgnn_status npy_read_data(const npy_err *e, const npy_file *nf, const npy
     unsigned char *data = NULL;
     wgnn_status st = WGNN_OK;
     if (hd->nbytes > SIZE_MAX)
-        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "%llu data bytes do not fit in memory",
+        return wgnn__npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "%llu data bytes do not fit in memory",
                         (unsigned long long)hd->nbytes);
     cap = nf->stream && nbytes > NPY_STREAM_CHUNK ? NPY_STREAM_CHUNK : nbytes;
     data = malloc(cap ? cap : 1);
     if (data == NULL)
-        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %zu data bytes", cap);
+        return wgnn__npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %zu data bytes", cap);
     for (;;) {
         size_t got = 0;
         if (npy_read_full(nf->fd, data + have, cap - have, &got) != 0) {
-            st = npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
+            st = wgnn__npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
             goto cleanup;
         }
         have += got;
@@ -733,7 +695,7 @@ static wgnn_status npy_read_data(const npy_err *e, const npy_file *nf, const npy
         size_t next = cap <= nbytes / 2 ? cap * 2 : nbytes;
         unsigned char *grown = realloc(data, next);
         if (grown == NULL) {
-            st = npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %zu data bytes", next);
+            st = wgnn__npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %zu data bytes", next);
             goto cleanup;
         }
         data = grown;
@@ -741,10 +703,10 @@ static wgnn_status npy_read_data(const npy_err *e, const npy_file *nf, const npy
     }
     if (have < nbytes) {
         if (nf->stream)
-            st = npy_fail(e, WGNN_ERR_FORMAT, "truncated: expected %zu data bytes, found %zu",
+            st = wgnn__npy_fail(e, WGNN_ERR_FORMAT, "truncated: expected %zu data bytes, found %zu",
                           nbytes, have);
         else
-            st = npy_fail(e, WGNN_ERR_IO, "file shrank while reading (%zu of %zu data bytes)",
+            st = wgnn__npy_fail(e, WGNN_ERR_IO, "file shrank while reading (%zu of %zu data bytes)",
                           have, nbytes);
         goto cleanup;
     }
@@ -754,14 +716,14 @@ static wgnn_status npy_read_data(const npy_err *e, const npy_file *nf, const npy
     for (;;) {
         size_t got = 0;
         if (npy_read_full(nf->fd, scratch, sizeof scratch, &got) != 0) {
-            st = npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
+            st = wgnn__npy_fail(e, WGNN_ERR_IO, "read failed: %s", strerror(errno));
             goto cleanup;
         }
         extra += got;
         if (got < sizeof scratch)
             break;
         if (extra >= NPY_TRAILING_SCAN) {
-            st = npy_fail(e, WGNN_ERR_FORMAT,
+            st = wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                           "at least %llu trailing bytes after the %zu data bytes the header "
                           "describes",
                           (unsigned long long)extra, nbytes);
@@ -769,7 +731,7 @@ static wgnn_status npy_read_data(const npy_err *e, const npy_file *nf, const npy
         }
     }
     if (extra > 0) {
-        st = npy_fail(e, WGNN_ERR_FORMAT,
+        st = wgnn__npy_fail(e, WGNN_ERR_FORMAT,
                       "%llu trailing bytes after the %zu data bytes the header describes%s",
                       (unsigned long long)extra, nbytes,
                       nf->stream ? "" : " (the file grew while it was read)");
@@ -799,7 +761,7 @@ static wgnn_status npy_load(const char *path, wgnn_npy *out, char *err, size_t e
         memset(out, 0, sizeof *out);
     if (path == NULL || out == NULL) {
         e.path = NULL;
-        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
+        return wgnn__npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
                         header_only ? "load_header" : "load", path ? "out" : "path");
     }
     st = npy_open(&e, path, header_only, &nf);
@@ -822,213 +784,6 @@ wgnn_status wgnn_npy_load(const char *path, wgnn_npy *out, char *err, size_t err
 wgnn_status wgnn_npy_load_header(const char *path, wgnn_npy *out, char *err, size_t err_len)
 {
     return npy_load(path, out, err, err_len, 1);
-}
-
-/* Builds the full header (magic, version, length, padded dict) into out;
- * returns its length, or 0 when out is too small. */
-static size_t npy_build_header(wgnn_dtype dtype, int rank, const int64_t *dims, unsigned char *out,
-                               size_t out_len)
-{
-    char shape[NPY_SHAPE_STR];
-    char dict[NPY_SHAPE_STR + 128];
-    npy_shape_str(dims, rank, shape, sizeof shape);
-    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
-                     npy_dtype_descr(dtype), shape);
-    if (n < 0 || (size_t)n >= sizeof dict)
-        return 0;
-    size_t dlen = (size_t)n;
-    /* numpy leaves room for the first dim to grow to 21 digits in place. */
-    if (rank > 0) {
-        char first[24];
-        int fl = snprintf(first, sizeof first, "%lld", (long long)dims[0]);
-        if (fl > 0 && fl < NPY_GROWTH_DIGITS)
-            dlen += (size_t)(NPY_GROWTH_DIGITS - fl);
-    }
-    size_t prefix = 10;
-    size_t pad = NPY_ALIGN - (prefix + dlen + 1) % NPY_ALIGN; /* numpy pads 64 when aligned */
-    if (dlen + pad + 1 > 0xffff) {
-        prefix = 12;
-        pad = NPY_ALIGN - (prefix + dlen + 1) % NPY_ALIGN;
-    }
-    size_t hlen = dlen + pad + 1;
-    size_t total = prefix + hlen;
-    if (total > out_len)
-        return 0;
-    memcpy(out, NPY_MAGIC, NPY_MAGIC_LEN);
-    out[6] = prefix == 10 ? 1 : 2;
-    out[7] = 0;
-    out[8] = (unsigned char)(hlen & 0xff);
-    out[9] = (unsigned char)(hlen >> 8 & 0xff);
-    if (prefix == 12) {
-        out[10] = (unsigned char)(hlen >> 16 & 0xff);
-        out[11] = (unsigned char)(hlen >> 24 & 0xff);
-    }
-    memcpy(out + prefix, dict, (size_t)n);
-    memset(out + prefix + n, ' ', total - 1 - prefix - (size_t)n);
-    out[total - 1] = '\n';
-    return total;
-}
-
-/* ---- writing files ------------------------------------------------------- */
-
-/* Writes all n bytes, retrying short writes and EINTR; *done says how many
- * went out. -1 (errno set) on an error. */
-static int npy_write_full(int fd, const void *buf, size_t n, uint64_t *done)
-{
-    const unsigned char *p = buf;
-    size_t off = 0;
-    while (off < n) {
-        size_t chunk = n - off < NPY_IO_CHUNK ? n - off : NPY_IO_CHUNK;
-        ssize_t w = write(fd, p + off, chunk);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO; /* no progress and no reason given */
-            *done += off;
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    *done += off;
-    return 0;
-}
-
-/* Header, then data, to fd; on failure says how far it got and why. `what`
- * names the file written in the message (NULL: the path the message is
- * about already). */
-static wgnn_status npy_write_image(const npy_err *e, int fd, const char *what,
-                                   const unsigned char *header, size_t hsize, const void *data,
-                                   size_t nbytes)
-{
-    uint64_t done = 0;
-    if (npy_write_full(fd, header, hsize, &done) == 0 &&
-        npy_write_full(fd, data, nbytes, &done) == 0)
-        return WGNN_OK;
-    int saved = errno;
-    if (what)
-        return npy_fail(e, WGNN_ERR_IO, "write to '%s' failed after %llu of %llu bytes: %s",
-                        what, (unsigned long long)done, (unsigned long long)(hsize + nbytes),
-                        strerror(saved));
-    return npy_fail(e, WGNN_ERR_IO, "write failed after %llu of %llu bytes: %s",
-                    (unsigned long long)done, (unsigned long long)(hsize + nbytes),
-                    strerror(saved));
-}
-
-/* Writes into what path names now (a device, a FIFO, a symlink's target),
- * without replacing it; a regular file at the end of a symlink is truncated
- * first, as the shell's '>' would. */
-static wgnn_status npy_save_in_place(const npy_err *e, const char *path,
-                                     const unsigned char *header, size_t hsize, const void *data,
-                                     size_t nbytes)
-{
-    /* No O_TRUNC: on a device it means nothing good. A FIFO blocks here
-     * until a reader opens it. */
-    int fd = npy_open_retry(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
-    if (fd < 0)
-        return npy_fail(e, WGNN_ERR_IO, "cannot open for writing: %s", strerror(errno));
-    struct stat sb;
-    wgnn_status st = WGNN_OK;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && ftruncate(fd, 0) != 0)
-        st = npy_fail(e, WGNN_ERR_IO, "cannot truncate before writing: %s", strerror(errno));
-    if (st == WGNN_OK)
-        st = npy_write_image(e, fd, NULL, header, hsize, data, nbytes);
-    /* close reports write errors a device or a network file system deferred. */
-    if (close(fd) != 0 && st == WGNN_OK)
-        st = npy_fail(e, WGNN_ERR_IO, "write failed on close: %s", strerror(errno));
-    return st;
-}
-
-/* Writes "<path>.tmp.<pid>" and renames it over path, so that path holds
- * either its old contents or the whole new file. */
-static wgnn_status npy_save_atomic(const npy_err *e, const char *path,
-                                   const unsigned char *header, size_t hsize, const void *data,
-                                   size_t nbytes)
-{
-    wgnn_status st = WGNN_OK;
-    int fd = -1, created = 0;
-    size_t tmp_len = strlen(path) + 32;
-    char *tmp = malloc(tmp_len);
-    if (tmp == NULL)
-        return npy_fail(e, WGNN_ERR_OUT_OF_MEMORY, "out of memory");
-    snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
-    /* O_EXCL: never write through whatever already has this name (a symlink
-     * someone planted, a FIFO). A file by this name can only be left by a
-     * killed process that had our pid: remove it and try once more. */
-    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY;
-    fd = npy_open_retry(tmp, flags, 0666);
-    if (fd < 0 && errno == EEXIST) {
-        if (unlink(tmp) == 0)
-            fd = npy_open_retry(tmp, flags, 0666);
-        else
-            errno = EEXIST;
-    }
-    if (fd < 0) {
-        st = npy_fail(e, WGNN_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
-        goto cleanup;
-    }
-    created = 1;
-    st = npy_write_image(e, fd, tmp, header, hsize, data, nbytes);
-    int rc = close(fd);
-    fd = -1;
-    if (rc != 0 && st == WGNN_OK)
-        st = npy_fail(e, WGNN_ERR_IO, "write to '%s' failed on close: %s", tmp, strerror(errno));
-    if (st != WGNN_OK)
-        goto cleanup;
-    if (rename(tmp, path) != 0) {
-        st = npy_fail(e, WGNN_ERR_IO, "cannot rename '%s' onto it: %s", tmp, strerror(errno));
-        goto cleanup;
-    }
-    created = 0;
-
-cleanup:
-    if (fd >= 0)
-        close(fd);
-    if (created)
-        unlink(tmp);
-    free(tmp);
-    return st;
-}
-
-wgnn_status wgnn_npy_save(const char *path, wgnn_dtype dtype, int rank, const int64_t *dims,
-                          const void *data, char *err, size_t err_len)
-{
-    npy_err e = {err, err_len, NULL};
-    unsigned char header[1024];
-
-    if (err && err_len)
-        err[0] = '\0';
-    if (path == NULL || (rank > 0 && dims == NULL) || data == NULL)
-        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: %s is NULL",
-                        path == NULL ? "path" : data == NULL ? "data" : "dims");
-    e.path = path;
-    size_t esize = npy_dtype_size(dtype);
-    if (esize == 0)
-        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: unknown dtype %d", (int)dtype);
-    if (rank < 0 || rank > WGNN_MAX_RANK)
-        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: rank %d is outside 0..%d", rank,
-                        WGNN_MAX_RANK);
-    uint64_t nbytes = esize;
-    for (int i = 0; i < rank; i++) {
-        if (dims[i] < 1)
-            return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: dims[%d] = %lld; every dim "
-                            "must be >= 1", i, (long long)dims[i]);
-        if ((uint64_t)dims[i] > UINT64_MAX / nbytes || (uint64_t)dims[i] * nbytes > SIZE_MAX)
-            return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: shape is too large (byte "
-                            "count overflows)");
-        nbytes *= (uint64_t)dims[i];
-    }
-    size_t hsize = npy_build_header(dtype, rank, dims, header, sizeof header);
-    if (hsize == 0)
-        return npy_fail(&e, WGNN_ERR_INVALID_ARGUMENT, "save: header does not fit");
-
-    /* A rename would replace anything but a regular file (a device node, a
-     * FIFO, a symlink such as /dev/stdout) with one: write those in place.
-     * A directory goes the atomic way, where the rename refuses it. */
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
-        return npy_save_in_place(&e, path, header, hsize, data, (size_t)nbytes);
-    return npy_save_atomic(&e, path, header, hsize, data, (size_t)nbytes);
 }
 
 void wgnn_npy_free(wgnn_npy *n)
