@@ -370,6 +370,14 @@ wgnn_status wgnn_graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, i
  * only the rows it changes. */
 wgnn_status wgnn_graph_op_into(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in,
                                const char *const *args, int n_args, wgnn_value dst);
+/* wgnn_graph_op_into for ops of several outputs: output i is written into
+ * dst[i] when i < n_dst and dst[i] >= 0 (the same rules as above; an
+ * input may be dst[i] only where the row lets output i work in place over
+ * that input, e.g. qkv_rope_cache's caches), else it is a new value.
+ * out[0..*n_out) gets every output's value (dst[i] where given). */
+wgnn_status wgnn_graph_op_into_n(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in,
+                                 const char *const *args, int n_args, const wgnn_value *dst, int n_dst,
+                                 wgnn_value *out, int out_cap, int *n_out);
 /* The same data as v with another shape of the same element count (one
  * dim may be -1: inferred). No copy, no dispatch. */
 wgnn_status wgnn_graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out);
@@ -406,6 +414,9 @@ typedef struct wgnn_graph_stats {
     uint64_t scratch_bytes;    /* ops' scratch (im2col, three-pass scores) */
     uint64_t constant_bytes;   /* constants */
     uint64_t uniform_bytes;
+    /* host time of the last run, ms: recording and submitting its command
+     * buffer, then waiting for the GPU (and reading timestamps if profiled) */
+    double last_record_ms, last_wait_ms;
 } wgnn_graph_stats;
 wgnn_status wgnn_graph_get_stats(const wgnn_graph *g, wgnn_graph_stats *s);
 
@@ -583,6 +594,7 @@ typedef struct wgnn_lm_stats {
     double setup_ms;       /* building the graphs this call needed (0 when cached from an earlier call) */
     double prefill_ms;     /* wall time of the prompt's run, its read-back included */
     double decode_ms;      /* wall time of the decode steps, all of them */
+    double decode_record_ms; /* of decode_ms: host time recording and submitting the steps' GPU work */
 } wgnn_lm_stats;
 
 /* Generates from prompt[0..n_prompt) (the cache is restarted at position 0):

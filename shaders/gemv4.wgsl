@@ -9,9 +9,13 @@
 // (LANES apart) before it adds any, so four loads a lane are in flight; MR
 // partial sums a thread, reduced through workgroup memory at the end.
 // B_F16: W holds halves, a piece is a vec2<u32> (four halves).
+// PRE (linear's prologue, on x as it is read): 1 RMS: sum of squares of
+// each row of x kept beside the dot product (a column's lanes walk the whole
+// row), the result divided by sqrt(mean + eps); 2 SWIGLU: x's rows hold 2k
+// values (lda), and the product takes silu(x[:k]) * x[k:].
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WG, LANES, MR, alias BT4,
-// fn ldw(BT4) -> vec4<f32>, HAS_BIAS, ACT.
+// fn ldw(BT4) -> vec4<f32>, HAS_BIAS, ACT, PRE.
 // Dispatch: (ceil(n / NJ) folded into x*y, 1, batches); see common/grid.
 
 #include "common/act"
@@ -25,8 +29,15 @@
 
 const NJ: u32 = WG / LANES;
 var<workgroup> RED: array<f32, WG * MR>;
+var<workgroup> RED_SS: array<f32, select(1u, WG * MR, PRE == 1u)>;
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
+
+// x's piece i (vec4 index) after the prologue
+fn xin(i: u32) -> vec4<f32> {
+    if (PRE == 2u) { return act_silu(A[i]) * A[i + P.k / 4u]; }
+    return A[i];
+}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -38,7 +49,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lda = P.lda / 4u;
     let k4 = P.k / 4u;
     var acc: array<f32, MR>;
-    for (var r = 0u; r < MR; r++) { acc[r] = 0.0; }
+    var ss: array<f32, MR>;
+    for (var r = 0u; r < MR; r++) {
+        acc[r] = 0.0;
+        ss[r] = 0.0;
+    }
     if (j < P.n) {
         let row = (P.b_off + wid.z * P.b_bs + j * P.ldb) / 4u;
         var k = lane;
@@ -50,23 +65,37 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var r = 0u; r < MR; r++) {
                 if (r < P.m) {
                     let ab = a_base + r * lda + k;
-                    acc[r] += dot(A[ab], w0) + dot(A[ab + LANES], w1) + dot(A[ab + 2u * LANES], w2) +
-                              dot(A[ab + 3u * LANES], w3);
+                    let x0 = xin(ab);
+                    let x1 = xin(ab + LANES);
+                    let x2 = xin(ab + 2u * LANES);
+                    let x3 = xin(ab + 3u * LANES);
+                    acc[r] += dot(x0, w0) + dot(x1, w1) + dot(x2, w2) + dot(x3, w3);
+                    if (PRE == 1u) { ss[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
                 }
             }
         }
         for (; k < k4; k += LANES) {
             let w = ldw(B[row + k]);
             for (var r = 0u; r < MR; r++) {
-                if (r < P.m) { acc[r] += dot(A[a_base + r * lda + k], w); }
+                if (r < P.m) {
+                    let x = xin(a_base + r * lda + k);
+                    acc[r] += dot(x, w);
+                    if (PRE == 1u) { ss[r] += dot(x, x); }
+                }
             }
         }
     }
-    for (var r = 0u; r < MR; r++) { RED[r * WG + tid] = acc[r]; }
+    for (var r = 0u; r < MR; r++) {
+        RED[r * WG + tid] = acc[r];
+        if (PRE == 1u) { RED_SS[r * WG + tid] = ss[r]; }
+    }
     workgroupBarrier();
     for (var s = LANES / 2u; s > 0u; s >>= 1u) {
         if (lane < s) {
-            for (var r = 0u; r < MR; r++) { RED[r * WG + tid] += RED[r * WG + tid + s]; }
+            for (var r = 0u; r < MR; r++) {
+                RED[r * WG + tid] += RED[r * WG + tid + s];
+                if (PRE == 1u) { RED_SS[r * WG + tid] += RED_SS[r * WG + tid + s]; }
+            }
         }
         workgroupBarrier();
     }
@@ -76,6 +105,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var r = 0u; r < MR; r++) {
             if (r < P.m) {
                 var v = P.alpha * RED[r * WG + tid];
+                if (PRE == 1u) { v *= inverseSqrt(RED_SS[r * WG + tid] / f32(P.k) + P.eps); }
                 if (HAS_BIAS) { v += P.beta * BIAS[bias_base + r * P.bias_rs + j * P.bias_cs]; }
                 C[c_base + r * P.ldc + j] = act(vec4(v)).x;
             }

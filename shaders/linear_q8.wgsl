@@ -10,15 +10,20 @@
 // through workgroup memory. W is read once per row block: for decoding
 // (a few rows) this is the weight-bound product.
 //
-// Prelude (src/ops/quant.c): struct Params (bias_rs: 0 for a bias [n], n
-// for one of the output's shape), consts WG, LANES, MR, HAS_BIAS, ACT (0
-// none, 1 relu, 2 gelu, 3 gelu tanh, 4 silu: after the bias).
+// PRE (linear's prologue, on x as it is read; see gemv4.wgsl): 1 RMS, the
+// row's sum of squares kept beside the dot product; 2 SWIGLU, x's rows
+// hold 2k values and the product takes silu(x[:k]) * x[k:].
+//
+// Prelude (src/ops/quant.c): struct Params (x_rs: x's row stride in vec4s;
+// bias_rs: 0 for a bias [n], n for one of the output's shape), consts WG,
+// LANES, MR, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu tanh, 4 silu:
+// after the bias), PRE.
 // Dispatch: (ceil(n / NJ) folded into x*y, row blocks); see common/grid.
 #include "common/act"
 #include "common/grid"
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read> X: array<vec4<f32>>; // [m, k4]
+@group(0) @binding(1) var<storage, read> X: array<vec4<f32>>; // [m, x_rs]
 @group(0) @binding(2) var<storage, read> W: array<u32>;       // [n, k4]
 @group(0) @binding(3) var<storage, read> SCALE: array<f32>;   // [n]
 @group(0) @binding(4) var<storage, read_write> Y: array<f32>; // [m, n]
@@ -26,6 +31,13 @@
 
 const NJ: u32 = WG / LANES;
 var<workgroup> RED: array<f32, WG * MR>;
+var<workgroup> RED_SS: array<f32, select(1u, WG * MR, PRE == 1u)>;
+
+// x's piece i (vec4 index) after the prologue
+fn xin(i: u32) -> vec4<f32> {
+    if (PRE == 2u) { return act_silu(X[i]) * X[i + P.k4]; }
+    return X[i];
+}
 
 fn act(x: f32) -> f32 { return act_by(ACT, vec4<f32>(x)).x; }
 
@@ -42,7 +54,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let j = wg_flat(vec3(wid.x, wid.y, 0u), nwg) * NJ + jl;
     let r0 = wid.z * MR;
     var acc: array<f32, MR>;
-    for (var r = 0u; r < MR; r++) { acc[r] = 0.0; }
+    var ss: array<f32, MR>;
+    for (var r = 0u; r < MR; r++) {
+        acc[r] = 0.0;
+        ss[r] = 0.0;
+    }
     if (j < P.n) {
         let row = j * P.k4;
         // four words (16 k's) a lane per step: a warp reads 512 contiguous
@@ -55,23 +71,38 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let q3 = dequant(W[row + w + 3u]);
             for (var r = 0u; r < MR; r++) {
                 if (r0 + r < P.m) {
-                    let xb = (r0 + r) * P.k4 + w;
-                    acc[r] += dot(X[xb], q0) + dot(X[xb + 1u], q1) + dot(X[xb + 2u], q2) + dot(X[xb + 3u], q3);
+                    let xb = (r0 + r) * P.x_rs + w;
+                    let x0 = xin(xb);
+                    let x1 = xin(xb + 1u);
+                    let x2 = xin(xb + 2u);
+                    let x3 = xin(xb + 3u);
+                    acc[r] += dot(x0, q0) + dot(x1, q1) + dot(x2, q2) + dot(x3, q3);
+                    if (PRE == 1u) { ss[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
                 }
             }
         }
         for (var w = whole + lane; w < P.k4; w += LANES) {
             let wv = dequant(W[row + w]);
             for (var r = 0u; r < MR; r++) {
-                if (r0 + r < P.m) { acc[r] += dot(X[(r0 + r) * P.k4 + w], wv); }
+                if (r0 + r < P.m) {
+                    let x = xin((r0 + r) * P.x_rs + w);
+                    acc[r] += dot(x, wv);
+                    if (PRE == 1u) { ss[r] += dot(x, x); }
+                }
             }
         }
     }
-    for (var r = 0u; r < MR; r++) { RED[r * WG + tid] = acc[r]; }
+    for (var r = 0u; r < MR; r++) {
+        RED[r * WG + tid] = acc[r];
+        if (PRE == 1u) { RED_SS[r * WG + tid] = ss[r]; }
+    }
     workgroupBarrier();
     for (var s = LANES / 2u; s > 0u; s >>= 1u) {
         if (lane < s) {
-            for (var r = 0u; r < MR; r++) { RED[r * WG + tid] += RED[r * WG + tid + s]; }
+            for (var r = 0u; r < MR; r++) {
+                RED[r * WG + tid] += RED[r * WG + tid + s];
+                if (PRE == 1u) { RED_SS[r * WG + tid] += RED_SS[r * WG + tid + s]; }
+            }
         }
         workgroupBarrier();
     }
@@ -79,6 +110,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var r = 0u; r < MR; r++) {
             if (r0 + r < P.m) {
                 var v = RED[r * WG + tid] * SCALE[j];
+                if (PRE == 1u) { v *= inverseSqrt(RED_SS[r * WG + tid] / f32(4u * P.k4) + P.eps); }
                 if (HAS_BIAS) { v += BIAS[(r0 + r) * P.bias_rs + j]; }
                 Y[(r0 + r) * P.n + j] = act(v);
             }

@@ -8,7 +8,14 @@
 // rounded up to a power of two for the reduction; the rest add zeros):
 //   out[i]       = x[i] * cos[i]       - x[i + D/2] * sin[i]
 //   out[i + D/2] = x[i + D/2] * cos[i + D/2] + x[i] * sin[i + D/2]
-// Prelude: struct Params, consts HALF, WG, HAS_NORM.
+// Row "qkv_rope_cache" (CACHE true in the prelude): k and v go straight
+// into the caches [B, Hk, ctx, D] at row positions[t] (in place: a decode
+// step's cache append in the same kernel); a position outside [0, ctx)
+// writes nothing and records itself in the context's data-error words.
+// Prelude: struct Params, consts HALF, WG, HAS_NORM, and
+// fn kv_row(b, hk, t) -> u32: the row of token t of head hk in K / V (none
+// when 0xFFFFFFFF), with the cache mode's bindings 9 (positions) and 10
+// (data-error words).
 // Dispatch: B * n * (H + 2 Hk) workgroups folded into x*y.
 #include "common/grid"
 
@@ -63,10 +70,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     if (!live) { return; }
     if (is_v) {
-        let hv = head - P.h - P.hk;
-        let o = ((b * P.hk + hv) * P.n + t) * D;
-        V[o + i] = x0;
-        V[o + i + HALF] = x1;
+        let row = kv_row(b, head - P.h - P.hk, t);
+        if (row == 0xFFFFFFFFu) { return; }
+        V[row * D + i] = x0;
+        V[row * D + i + HALF] = x1;
         return;
     }
     let c = t * D;
@@ -77,8 +84,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         Q[o + i] = y0;
         Q[o + i + HALF] = y1;
     } else {
-        let o = ((b * P.hk + head - P.h) * P.n + t) * D;
-        K[o + i] = y0;
-        K[o + i + HALF] = y1;
+        let row = kv_row(b, head - P.h, t);
+        if (row == 0xFFFFFFFFu) { return; }
+        K[row * D + i] = y0;
+        K[row * D + i + HALF] = y1;
     }
 }

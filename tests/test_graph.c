@@ -536,6 +536,93 @@ static void test_state(wgnn_context *ctx) {
     wgnn_tensor_destroy(cache);
 }
 
+/* qkv_rope_cache writing two caches in place (wgnn_graph_op_into_n): one
+ * token a run at positions 3, 1, 4; the caches and q against the reference
+ * run the same way. */
+static void test_state_multi(wgnn_context *ctx) {
+    int64_t qd[3] = {1, 1, 16}, td[2] = {1, 4}, cd[4] = {1, 1, 5, 4}, pd[1] = {1};
+    const char *args[2] = {"num_heads=2", "num_kv_heads=1"};
+    ht kc = ht_rand(4, cd, -1, 1), vc = ht_rand(4, cd, -1, 1);
+    wgnn_tensor *tk = NULL, *tv = NULL;
+    wgnn_tensor_create(ctx, WGNN_F32, 4, cd, &tk);
+    wgnn_tensor_create(ctx, WGNN_F32, 4, cd, &tv);
+    wgnn_tensor_upload(ctx, tk, kc.p, ht_n(&kc) * 4);
+    wgnn_tensor_upload(ctx, tv, vc.p, ht_n(&vc) * 4);
+    wgnn_graph *g = NULL;
+    wgnn_graph_create(ctx, &g);
+    wgnn_value x, c, sn, pos, k, v, outs[3];
+    wgnn_graph_input(g, "qkv", WGNN_F32, 3, qd, &x);
+    wgnn_graph_input(g, "cos", WGNN_F32, 2, td, &c);
+    wgnn_graph_input(g, "sin", WGNN_F32, 2, td, &sn);
+    wgnn_graph_input(g, "pos", WGNN_I32, 1, pd, &pos);
+    wgnn_graph_constant(g, tk, 0, &k);
+    wgnn_graph_constant(g, tv, 0, &v);
+    wgnn_value in[6] = {x, c, sn, pos, k, v};
+    int n_out = 0;
+    wgnn_status s = wgnn_graph_op_into_n(g, "qkv_rope_cache", in, 6, args, 2, (wgnn_value[]){-1, k, v}, 3, outs, 3, &n_out);
+    CHECK(s == WGNN_OK && n_out == 3 && outs[1] == k && outs[2] == v, "op_into_n qkv_rope_cache: %s",
+          wgnn_context_error(ctx));
+    wgnn_graph_output(g, outs[0]);
+    s = wgnn_graph_build(g);
+    CHECK(s == WGNN_OK, "op_into_n build: %s", wgnn_context_error(ctx));
+    static const int32_t order[3] = {3, 1, 4};
+    for (int run = 0; s == WGNN_OK && run < 3; run++) {
+        ht hx = ht_rand(3, qd, -1, 1), hc = ht_rand(2, td, -1, 1), hs = ht_rand(2, td, -1, 1), hp = ht_new(1, pd);
+        hp.d.dtype = WGNN_I32;
+        memcpy(hp.p, &order[run], 4);
+        wgnn_graph_set_input(g, x, hx.p, ht_n(&hx) * 4);
+        wgnn_graph_set_input(g, c, hc.p, ht_n(&hc) * 4);
+        wgnn_graph_set_input(g, sn, hs.p, ht_n(&hs) * 4);
+        wgnn_graph_set_input(g, pos, &order[run], 4);
+        s = wgnn_graph_run(g, 0);
+        CHECK(s == WGNN_OK, "op_into_n run %d: %s", run, wgnn_context_error(ctx));
+        ht rin[6] = {hx, hc, hs, hp, kc, vc}, r[3];
+        int nr = href("qkv_rope_cache", rin, 6, args, 2, r);
+        if (s == WGNN_OK && nr == 3) {
+            compare_output(g, ctx, outs[0], &r[0], 1e-5, "op_into_n q");
+            float got[20];
+            double md;
+            wgnn_tensor_download(ctx, tk, got, sizeof got);
+            CHECK(tu_close(got, r[1].p, 20, 1e-5, 1e-5, &md), "op_into_n run %d: k cache differs by %g", run, md);
+            wgnn_tensor_download(ctx, tv, got, sizeof got);
+            CHECK(tu_close(got, r[2].p, 20, 1e-5, 1e-5, &md), "op_into_n run %d: v cache differs by %g", run, md);
+            memcpy(kc.p, r[1].p, 20 * 4); /* the reference's caches carry over too */
+            memcpy(vc.p, r[2].p, 20 * 4);
+        }
+        for (int i = 0; i < nr; i++) free(r[i].p);
+        free(hx.p), free(hc.p), free(hs.p), free(hp.p);
+    }
+    wgnn_graph_destroy(g);
+
+    /* refused: more dst values than outputs; an input reading a dst that is
+     * not the output's in-place input; one dst for two outputs */
+    wgnn_graph_create(ctx, &g);
+    wgnn_graph_input(g, "qkv", WGNN_F32, 3, qd, &x);
+    wgnn_graph_input(g, "cos", WGNN_F32, 2, td, &c);
+    wgnn_graph_input(g, "sin", WGNN_F32, 2, td, &sn);
+    wgnn_graph_input(g, "pos", WGNN_I32, 1, pd, &pos);
+    wgnn_graph_constant(g, tk, 0, &k);
+    wgnn_graph_constant(g, tv, 0, &v);
+    wgnn_value in2[6] = {x, c, sn, pos, k, v};
+    s = wgnn_graph_op_into_n(g, "qkv_rope_cache", in2, 6, args, 2, (wgnn_value[]){-1, k, v, -1}, 4, outs, 3, &n_out);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "4 dst values for the op's 3 outputs"),
+          "op_into_n 4 dst: %s", wgnn_context_error(ctx));
+    s = wgnn_graph_op_into_n(g, "qkv_rope_cache", in2, 6, args, 2, (wgnn_value[]){-1, v, k}, 3, outs, 3, &n_out);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "reads dst"),
+          "op_into_n swapped caches: %s", wgnn_context_error(ctx));
+    s = wgnn_graph_op_into_n(g, "qkv_rope_cache", in2, 6, args, 2, (wgnn_value[]){-1, k, k}, 3, outs, 3, &n_out);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "have one dst"),
+          "op_into_n one dst twice: %s", wgnn_context_error(ctx));
+    s = wgnn_graph_op_into(g, "qkv_rope_cache", in2, 6, args, 2, k);
+    CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "op_into takes one"),
+          "op_into of a 3-output op: %s", wgnn_context_error(ctx));
+    wgnn_graph_destroy(g);
+    free(kc.p);
+    free(vc.p);
+    wgnn_tensor_destroy(tk);
+    wgnn_tensor_destroy(tv);
+}
+
 /* ---- (7) errors ------------------------------------------------------------------------ */
 
 static void test_errors(wgnn_context *ctx) {
@@ -663,6 +750,7 @@ int main(void) {
     test_conv_sdpa(ctx);
     test_long(ctx);
     test_state(ctx);
+    test_state_multi(ctx);
     test_errors(ctx);
     wgnn_context_destroy(ctx);
     return tu_finish();

@@ -380,6 +380,8 @@ static void read_knobs(wgnn__knobs *k) {
     k->gemv_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GEMV_LANES");
     k->gemv_lanes = env && atoi(env) >= 1 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
+    env = getenv("WGNN_GRAPH_CHUNK");
+    if (env) k->graph_chunk = (uint32_t)strtoul(env, NULL, 10);
     env = getenv("WGNN_SDPA_DECODE");
     k->sdpa_decode = env && strcmp(env, "1") == 0 ? 1 : 0;
     env = getenv("WGNN_CONV_ROUTE");

@@ -179,10 +179,10 @@ static void free_node_strings(gnode *nd) {
     nd->label = NULL;
 }
 
-/* dst < 0: the node's outputs are new values; else its one output is
- * written into dst (wgnn_graph_op_into). */
+/* dst[i] < 0 (or i >= n_dst): output i is a new value; else it is written
+ * into dst[i] (wgnn_graph_op_into, wgnn_graph_op_into_n). */
 static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in, const char *const *args,
-                            int n_args, wgnn_value *out, int out_cap, int *n_out, wgnn_value dst) {
+                            int n_args, wgnn_value *out, int out_cap, int *n_out, const wgnn_value *dst, int n_dst) {
     wgnn_context *ctx = g->ctx;
     wgnn_status s = check_open(g, "graph_op");
     if (s != WGNN_OK) return s;
@@ -193,6 +193,9 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
                          name, WGNN__MAX_IN);
     if (n_args < 0 || (n_args > 0 && !args))
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): args must hold n_args strings", idx, name);
+    if (n_dst < 0 || n_dst > WGNN__MAX_OUT || (n_dst > 0 && !dst))
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): dst must hold n_dst (0..%d) values", idx,
+                         name, WGNN__MAX_OUT);
     wgnn_desc din[WGNN__MAX_IN];
     for (int i = 0; i < n_in; i++) {
         if (in[i] < 0 || in[i] >= g->n_v)
@@ -209,34 +212,44 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
     if (s != WGNN_OK) return wgnn__err(ctx, s, "graph node %d: %s", idx, err);
     nd.n.err = NULL;
     nd.n.err_len = 0;
-    if (dst >= 0) {
-        if (dst >= g->n_v)
+    if (n_dst > nd.n.n_out)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): %d dst values for the op's %d outputs", idx,
+                         name, n_dst, nd.n.n_out);
+    for (int j = 0; j < n_dst; j++) {
+        wgnn_value dj = dst[j];
+        if (dj < 0) continue;
+        if (dj >= g->n_v)
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): dst is value %d, not a value of this graph (0..%d)",
-                             idx, name, (int)dst, g->n_v - 1);
-        const gvalue *dv = &g->v[dst];
+                             idx, name, (int)dj, g->n_v - 1);
+        const gvalue *dv = &g->v[dj];
         if (dv->kind != V_CONST && dv->kind != V_INPUT)
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
                              "graph node %d (%s): dst (value %d) must be an input or a constant: only those keep "
                              "their data between runs",
-                             idx, name, (int)dst);
-        if (nd.n.n_out != 1)
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): the op has %d outputs; op_into takes one",
-                             idx, name, nd.n.n_out);
-        const wgnn_desc *o = &nd.n.out[0];
+                             idx, name, (int)dj);
+        for (int k = 0; k < j; k++)
+            if (dst[k] >= 0 && root_of(g, dst[k]) == root_of(g, dj))
+                return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): outputs %d and %d have one dst",
+                                 idx, name, k, j);
+        const wgnn_desc *o = &nd.n.out[j];
         bool same = o->dtype == dv->desc.dtype && o->rank == dv->desc.rank;
         for (int i = 0; same && i < o->rank; i++) same = o->dims[i] == dv->desc.dims[i];
         if (!same) {
             char os[160], ds[160];
             wgnn__dims_str(o, os, sizeof os);
             wgnn__dims_str(&dv->desc, ds, sizeof ds);
-            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): the output is %s %s but dst is %s %s",
-                             idx, name, wgnn_dtype_name(o->dtype), os, wgnn_dtype_name(dv->desc.dtype), ds);
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): output %d is %s %s but dst is %s %s",
+                             idx, name, j, wgnn_dtype_name(o->dtype), os, wgnn_dtype_name(dv->desc.dtype), ds);
         }
+        /* an input may read dst only as the row's in-place input of this output */
+        int own = wgnn__op_inplace_input(row, j);
         for (int i = 0; i < n_in; i++) {
-            if (root_of(g, in[i]) != dst || (i == 0 && in[i] == dst && row->inplace)) continue;
+            if (root_of(g, in[i]) != root_of(g, dj) || (i == own && in[i] == dj)) continue;
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
                              "graph node %d (%s): input %d reads dst (value %d), which the node writes%s", idx, name,
-                             i, (int)dst, row->inplace ? " (only input 0, itself, may be dst)" : "; this op does not work in place");
+                             i, (int)dj,
+                             own >= 0 ? " (only the output's in-place input, itself, may be dst)"
+                                      : "; this op does not work in place");
         }
     }
     if (n_out) *n_out = nd.n.n_out;
@@ -261,8 +274,11 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
     }
     for (int i = 0; i < n_in; i++) nd.in[i] = in[i];
     int first = g->n_v;
-    if (dst >= 0) nd.out[0] = dst;
-    for (int i = 0; dst < 0 && i < nd.n.n_out; i++) {
+    for (int i = 0; i < nd.n.n_out; i++) {
+        if (i < n_dst && dst[i] >= 0) {
+            nd.out[i] = dst[i];
+            continue;
+        }
         int id;
         s = add_value(g, V_OP, &nd.n.out[i], nd.n.op->info.name, &id);
         if (s != WGNN_OK) {
@@ -283,7 +299,7 @@ wgnn_status wgnn_graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, i
     if (!g) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = wgnn__enter(g->ctx);
     if (s != WGNN_OK) return s;
-    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out, -1));
+    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out, NULL, 0));
 }
 
 wgnn_status wgnn_graph_op_into(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in, const char *const *args,
@@ -291,12 +307,38 @@ wgnn_status wgnn_graph_op_into(wgnn_graph *g, const char *op, const wgnn_value *
     if (!g) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = wgnn__enter(g->ctx);
     if (s != WGNN_OK) return s;
-    wgnn_value dummy;
-    if (s == WGNN_OK && dst < 0)
+    wgnn_value dummy[WGNN__MAX_OUT];
+    int n_out = 0;
+    if (dst < 0)
         s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_op_into: dst is value %d, not a value of this graph",
                       (int)dst);
-    if (s == WGNN_OK) s = graph_op(g, op, in, n_in, args, n_args, &dummy, 1, NULL, dst);
+    if (s == WGNN_OK) {
+        wgnn_desc din[WGNN__MAX_IN];
+        wgnn__node probe;
+        char err[WGNN__ERR_LEN];
+        bool ok = n_in >= 0 && n_in <= WGNN__MAX_IN && (n_in == 0 || in);
+        for (int i = 0; ok && i < n_in; i++) {
+            ok = in[i] >= 0 && in[i] < g->n_v;
+            if (ok) din[i] = g->v[in[i]].desc;
+        }
+        /* one output only (wgnn_graph_op_into_n takes several) */
+        if (ok && wgnn__op_prepare(op, din, n_in, args, n_args, &probe, NULL, err, sizeof err) == WGNN_OK &&
+            probe.n_out != 1)
+            s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                          "graph node %d (%s): the op has %d outputs; op_into takes one (wgnn_graph_op_into_n: several)",
+                          g->n_nodes, op, probe.n_out);
+    }
+    if (s == WGNN_OK) s = graph_op(g, op, in, n_in, args, n_args, dummy, WGNN__MAX_OUT, &n_out, &dst, 1);
     return wgnn__leave(g->ctx, s);
+}
+
+wgnn_status wgnn_graph_op_into_n(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in,
+                                 const char *const *args, int n_args, const wgnn_value *dst, int n_dst,
+                                 wgnn_value *out, int out_cap, int *n_out) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out, dst, n_dst));
 }
 
 static wgnn_status graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out) {

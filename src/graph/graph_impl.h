@@ -54,6 +54,7 @@ struct wgnn_graph {
     int n_nodes, cap_nodes;
     bool built, failed;
     int runs;
+    double last_record_ms, last_wait_ms; /* host time of the last run */
 
     gpool *pool;
     int n_pool;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- run --------------------------------------------------------------------- */
 
@@ -80,6 +81,12 @@ static wgnn_status ensure_queries(wgnn_graph *g) {
     return s;
 }
 
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static wgnn_status graph_run(wgnn_graph *g, int profile) {
     wgnn_context *ctx = g->ctx;
     if (g->failed) return check_open(g, "graph_run");
@@ -98,10 +105,16 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
         if (s != WGNN_OK) return s;
     }
     wgnn__scope_push(ctx);
+    double t0 = now_ms();
+    /* one command buffer, or (WGNN_GRAPH_CHUNK=N, unprofiled) one every N
+     * dispatches, so that the GPU starts while the rest is recorded */
+    uint32_t chunk = timed ? 0 : ctx->knobs.graph_chunk;
     WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
+    bool enc_ok = enc != NULL;
     if (enc) {
         WGPUComputePassEncoder pass = NULL;
+        uint32_t since = 0; /* dispatches recorded since the last submit */
         for (int i = 0; i < g->n_nodes; i++) {
             const gnode *nd = &g->nodes[i];
             if (!pass || timed) {
@@ -124,29 +137,50 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
                 if (d->grid[0] && d->grid[1] && d->grid[2])
                     wgpuComputePassEncoderDispatchWorkgroups(pass, d->grid[0], d->grid[1], d->grid[2]);
             }
-            if (timed || i + 1 == g->n_nodes) {
+            since += nd->count;
+            bool cut = chunk && since >= chunk && i + 1 < g->n_nodes;
+            if (timed || cut || i + 1 == g->n_nodes) {
                 wgpuComputePassEncoderEnd(pass);
                 wgpuComputePassEncoderRelease(pass);
                 pass = NULL;
             }
+            if (cut) {
+                WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+                WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
+                if (cb) {
+                    wgpuQueueSubmit(ctx->queue, 1, &cb);
+                    wgpuCommandBufferRelease(cb);
+                }
+                wgpuCommandEncoderRelease(enc);
+                enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
+                since = 0;
+                if (!enc) {
+                    enc_ok = false;
+                    break;
+                }
+            }
         }
-        if (timed) {
+        if (enc && timed) {
             uint64_t nq = 2ull * (uint64_t)g->n_nodes;
             for (uint32_t k = 0; k < g->n_qsets; k++) {
                 uint32_t cnt = k + 1 < g->n_qsets ? QSET_CAP : (uint32_t)(nq - (uint64_t)k * QSET_CAP);
                 wgpuCommandEncoderResolveQuerySet(enc, g->qsets[k], 0, cnt, g->resolve, (uint64_t)k * QSET_CAP * 8u);
             }
         }
-        WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-        WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
-        if (cb) {
-            wgpuQueueSubmit(ctx->queue, 1, &cb);
-            wgpuCommandBufferRelease(cb);
+        if (enc) {
+            WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+            WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
+            if (cb) {
+                wgpuQueueSubmit(ctx->queue, 1, &cb);
+                wgpuCommandBufferRelease(cb);
+            }
+            wgpuCommandEncoderRelease(enc);
         }
-        wgpuCommandEncoderRelease(enc);
     }
+    double t1 = now_ms();
+    g->last_record_ms = t1 - t0;
     s = wgnn__scope_pop(ctx, "graph_run: recording and submitting");
-    if (s == WGNN_OK && !enc) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_run: could not create a command encoder");
+    if (s == WGNN_OK && !enc_ok) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_run: could not create a command encoder");
     if (s != WGNN_OK) return s;
     ctx->unwaited_flushes++;
 
@@ -191,6 +225,7 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
     }
     if (all != ts) free(all);
     free(ts);
+    g->last_wait_ms = now_ms() - t1;
     return s;
 }
 
@@ -268,6 +303,8 @@ wgnn_status wgnn_graph_get_stats(const wgnn_graph *g, wgnn_graph_stats *st) {
     for (int b = 0; b < g->n_pool; b++) st->peak_bytes += g->pool[b].size;
     for (uint32_t k = 0; k < g->n_scratch; k++) st->scratch_bytes += g->scratch_size[k];
     st->uniform_bytes = g->uni_bytes;
+    st->last_record_ms = g->last_record_ms;
+    st->last_wait_ms = g->last_wait_ms;
     return wgnn__leave(g->ctx, WGNN_OK);
 }
 

@@ -28,6 +28,16 @@ void wgnn__gb_op_into(wgnn__gb *b, const char *op, int n_in, const wgnn_value *i
     b->s = wgnn_graph_op_into(b->g, op, in, n_in, args, n_args, dst);
 }
 
+void wgnn__gb_op_into_n(wgnn__gb *b, const char *label, const char *op, int n_in, const wgnn_value *in, int n_args,
+                        const char *const *args, const wgnn_value *dst, int n_dst, wgnn_value *outs, int n_outs) {
+    if (b->s != WGNN_OK) return;
+    for (int i = 0; i < n_in; i++)
+        if (in[i] < 0) return;
+    int n = 0;
+    b->s = wgnn_graph_op_into_n(b->g, op, in, n_in, args, n_args, dst, n_dst, outs, n_outs, &n);
+    if (b->s == WGNN_OK && label) b->s = wgnn_graph_set_label(b->g, outs[0], label);
+}
+
 wgnn_value wgnn__gb_view(wgnn__gb *b, wgnn_value v, int rank, const int64_t *dims) {
     if (b->s != WGNN_OK || v < 0) return -1;
     wgnn_value out = -1;

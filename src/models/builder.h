@@ -23,6 +23,10 @@ wgnn_value wgnn__gb_op(wgnn__gb *b, const char *label, const char *op, int n_in,
 /* wgnn_graph_op_into */
 void wgnn__gb_op_into(wgnn__gb *b, const char *op, int n_in, const wgnn_value *in, int n_args,
                       const char *const *args, wgnn_value dst);
+/* wgnn_graph_op_into_n: outputs i < n_dst with dst[i] >= 0 written into dst[i];
+ * outs[0..n_outs) get the output values; labelled by the first. */
+void wgnn__gb_op_into_n(wgnn__gb *b, const char *label, const char *op, int n_in, const wgnn_value *in, int n_args,
+                        const char *const *args, const wgnn_value *dst, int n_dst, wgnn_value *outs, int n_outs);
 wgnn_value wgnn__gb_view(wgnn__gb *b, wgnn_value v, int rank, const int64_t *dims);
 /* A constant the caller keeps alive (a weight); what names it in the
  * message when t is NULL. */

@@ -265,6 +265,8 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
         s = run(lm, dec, &id, 1, pos, next_u(&rng), o.profile && last);
         if (s == WGNN_OK) s = wgnn_graph_read_output(dec->g, dec->out, &id, sizeof id);
         if (s != WGNN_OK) break;
+        wgnn_graph_stats gs;
+        if (stats && wgnn_graph_get_stats(dec->g, &gs) == WGNN_OK) stats->decode_record_ms += gs.last_record_ms;
         lm->last_decode = dec->g;
         pos++;
     }

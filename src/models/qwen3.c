@@ -4,21 +4,23 @@
  * Graph of a run (batch 1, n tokens at positions pos[0..n), cache length
  * lens[0] = pos[n-1] + 1 after it):
  *   x = embedding(embed, ids)                                   [n, hidden]
- *   per layer:
- *     h = rms_norm(x)
- *     qkv = linear(h)                [n, (H + 2 Hkv) hd] (one stacked matrix)
- *     q, k, v = qkv_rope(qkv, cos, sin, q_norm, k_norm): heads [1, heads, n, hd],
- *           q and k RMS-normalized per head (Qwen3) and rotated, with cos/sin
- *           = embedding(table, pos) [n, hd]; one kernel
- *     k, v -> index_copy into the layer's cache at pos (in place, dim 2)
+ *   per layer (RMSNorm weights are folded into the columns of the matrix
+ *   after them at load; linear's prologue=rms_norm divides rows by their RMS;
+ *   int8 weights keep rms_norm nodes instead, see fold_norms):
+ *     qkv = linear(x, prologue=rms_norm)  [n, (H + 2 Hkv) hd] (one stacked matrix)
+ *     q = qkv_rope_cache(qkv, cos, sin, pos, k_cache, v_cache, q_norm, k_norm):
+ *           heads [1, H, n, hd], q and k RMS-normalized per head (Qwen3) and
+ *           rotated, with cos/sin = embedding(table, pos) [n, hd]; k and v
+ *           written into the layer's cache rows pos (in place); one kernel
  *     att = sdpa_kvcache(q [1, H, n, hd], k_cache, v_cache, lens) -> [n, H*hd]
  *     x = linear(att, o, bias = x)          (the residual in the same pass)
- *     h = rms_norm(x); x = linear(swiglu(linear(h, gate|up)), down, bias = x)
- *     (gate and up stacked into one matrix)
+ *     h = linear(x, gate|up, prologue=rms_norm)   (gate and up stacked)
+ *     x = linear(h, down, prologue=swiglu, bias = x)
  *   For one token (decoding) [1, n, heads, hd] and [1, heads, n, hd] are
  *   the same bytes: views replace the permutes.
- *   x = rms_norm(x); logits = linear(x, lm_head) (every row, or the last
- *   row only, then argmax or sample on the GPU). */
+ *   logits = linear(x, lm_head, prologue=rms_norm) (every row, or the last
+ *   row only, then argmax or sample on the GPU; a tied f32/f16 lm_head is
+ *   the embedding itself, so there the final norm is an rms_norm node). */
 #include "models/builder.h"
 #include "models/lm.h"
 #include "models/model.h" /* wgnn__weight_read */
@@ -226,9 +228,11 @@ static wgnn_status put_mat(wgnn_lm *lm, const float *f, int64_t n, int64_t k, wg
 }
 
 /* Several layers' matrices [n_i, k] (names[i].weight, and .bias when bias)
- * stacked into one [sum n_i, k]: one product instead of several. */
+ * stacked into one [sum n_i, k]: one product instead of several. colscale
+ * (may be NULL): the RMSNorm weight [k] before them, folded into the
+ * columns (the graph's linear then takes prologue=rms_norm). */
 static wgnn_status load_stacked(wgnn_lm *lm, const wgnn__st *st, int count, const char *const *names,
-                                const int64_t *ns, int64_t k, bool bias, wgnn__lm_mat *m) {
+                                const int64_t *ns, int64_t k, bool bias, const float *colscale, wgnn__lm_mat *m) {
     int64_t total = 0;
     for (int i = 0; i < count; i++) total += ns[i];
     float *w = malloc((size_t)(total * k) * sizeof *w), *b = bias ? malloc((size_t)total * sizeof *b) : NULL;
@@ -249,6 +253,8 @@ static wgnn_status load_stacked(wgnn_lm *lm, const wgnn__st *st, int count, cons
         }
         row += ns[i];
     }
+    for (int64_t r = 0; s == WGNN_OK && colscale && r < total; r++)
+        for (int64_t i = 0; i < k; i++) w[r * k + i] *= colscale[i];
     if (s == WGNN_OK) s = put_mat(lm, w, total, k, m);
     if (s == WGNN_OK && bias) s = upload(lm, b, WGNN_F32, D1(total), &m->bias);
     if (s == WGNN_OK) lm->info.n_params += (uint64_t)(total * k) + (bias ? (uint64_t)total : 0);
@@ -258,8 +264,23 @@ static wgnn_status load_stacked(wgnn_lm *lm, const wgnn__st *st, int count, cons
 }
 
 static wgnn_status load_mat(wgnn_lm *lm, const wgnn__st *st, const char *name, int64_t n, int64_t k, bool bias,
-                            wgnn__lm_mat *m) {
-    return load_stacked(lm, st, 1, &name, &n, k, bias, m);
+                            const float *colscale, wgnn__lm_mat *m) {
+    return load_stacked(lm, st, 1, &name, &n, k, bias, colscale, m);
+}
+
+/* RMSNorm weights folded into the columns of the matrix after them (the
+ * product then takes prologue=rms_norm: one dispatch less per norm): exact
+ * up to rounding for float32 and float16 storage; not for int8 rows, whose
+ * one scale per row would then be set by the largest norm weight and lose
+ * the small columns' precision, so q8 keeps rms_norm nodes. */
+static bool fold_norms(const wgnn_lm *lm) { return lm->weights != WGNN_LM_WEIGHTS_Q8; }
+
+/* A float32 vector kept on the host (an RMSNorm weight folded into the
+ * matrix after it). */
+static wgnn_status read_vec(wgnn_lm *lm, const wgnn__st *st, const char *name, int64_t n, float **out) {
+    wgnn_status s = wgnn__weight_read(lm->ctx, lm->dir, st, name, D1(n), out);
+    if (s == WGNN_OK) lm->info.n_params += (uint64_t)n;
+    return s;
 }
 
 /* cos and sin of position p times inv_freq, as transformers computes them in
@@ -309,14 +330,21 @@ wgnn_status wgnn__qwen3_load(wgnn_lm *lm, const wgnn__st *st) {
         if (s == WGNN_OK) s = upload(lm, e16, WGNN_F16, D2(V, h), &lm->embed);
         free(e16);
     }
+    /* the final RMSNorm's weight is folded into the lm_head where that is
+     * a float matrix of its own (untied f32/f16); see fold_norms */
+    float *fnorm = NULL;
+    bool fold = fold_norms(lm);
+    if (s == WGNN_OK) s = read_vec(lm, st, "model.norm.weight", h, &fnorm);
     if (s == WGNN_OK && in->tie_word_embeddings) {
         if (lm->weights == WGNN_LM_WEIGHTS_Q8) s = put_mat(lm, emb, V, h, &lm->lm_head);
         else lm->lm_head.w = lm->embed;
     }
     free(emb);
+    if (s == WGNN_OK && !in->tie_word_embeddings)
+        s = load_mat(lm, st, "lm_head", V, h, false, fold ? fnorm : NULL, &lm->lm_head);
+    if (s == WGNN_OK && (in->tie_word_embeddings || !fold)) s = upload(lm, fnorm, WGNN_F32, D1(h), &lm->norm);
+    free(fnorm);
     if (s) return s;
-    if (!in->tie_word_embeddings && (s = load_mat(lm, st, "lm_head", V, h, false, &lm->lm_head))) return s;
-    if ((s = load_vec(lm, st, "model.norm.weight", h, &lm->norm))) return s;
 
     lm->layers = calloc((size_t)in->num_layers, sizeof *lm->layers);
     if (!lm->layers) return wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
@@ -332,13 +360,19 @@ wgnn_status wgnn__qwen3_load(wgnn_lm *lm, const wgnn__st *st) {
         snprintf(gn, sizeof gn, "%s.mlp.gate_proj", a);
         snprintf(un, sizeof un, "%s.mlp.up_proj", a);
         const char *qkv[3] = {qn, kn, vn}, *gu[2] = {gn, un};
-        if ((s = load_vec(lm, st, NM("input_layernorm.weight"), h, &L->in_norm)) ||
-            (s = load_vec(lm, st, NM("post_attention_layernorm.weight"), h, &L->post_norm)) ||
-            (s = load_stacked(lm, st, 3, qkv, (int64_t[]){nq, nkv, nkv}, h, in->has_qkv_bias, &L->qkv)) ||
-            (s = load_mat(lm, st, NM("self_attn.o_proj"), h, nq, false, &L->o)) ||
-            (s = load_stacked(lm, st, 2, gu, (int64_t[]){f, f}, h, false, &L->gate_up)) ||
-            (s = load_mat(lm, st, NM("mlp.down_proj"), h, f, false, &L->down)))
-            return s;
+        float *n1 = NULL, *n2 = NULL;
+        if ((s = read_vec(lm, st, NM("input_layernorm.weight"), h, &n1)) == WGNN_OK &&
+            (s = read_vec(lm, st, NM("post_attention_layernorm.weight"), h, &n2)) == WGNN_OK &&
+            (s = load_stacked(lm, st, 3, qkv, (int64_t[]){nq, nkv, nkv}, h, in->has_qkv_bias, fold ? n1 : NULL,
+                              &L->qkv)) == WGNN_OK &&
+            (s = load_mat(lm, st, NM("self_attn.o_proj"), h, nq, false, NULL, &L->o)) == WGNN_OK &&
+            (s = load_stacked(lm, st, 2, gu, (int64_t[]){f, f}, h, false, fold ? n2 : NULL, &L->gate_up)) == WGNN_OK &&
+            (s = load_mat(lm, st, NM("mlp.down_proj"), h, f, false, NULL, &L->down)) == WGNN_OK && !fold &&
+            (s = upload(lm, n1, WGNN_F32, D1(h), &L->in_norm)) == WGNN_OK)
+            s = upload(lm, n2, WGNN_F32, D1(h), &L->post_norm);
+        free(n1);
+        free(n2);
+        if (s) return s;
         if (in->has_qk_norm && ((s = load_vec(lm, st, NM("self_attn.q_norm.weight"), hd, &L->q_norm)) ||
                                 (s = load_vec(lm, st, NM("self_attn.k_norm.weight"), hd, &L->k_norm))))
             return s;
@@ -363,8 +397,11 @@ static wgnn_value cst(gb *b, wgnn_tensor *t, const char *what) { return wgnn__gb
 /* x [rows, k] -> [rows, n] through a stored matrix, plus its bias, or plus
  * res [rows, n] when res >= 0 (a residual added in the same pass; the
  * matrices that take one, o_proj and down_proj, have no bias in any
- * architecture read here). */
-static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m, wgnn_value res) {
+ * architecture read here). pre: linear's prologue on x, "rms_norm" (the
+ * norm's weight is folded into the matrix at load) or "swiglu" (x holds
+ * gate|up [rows, 2k]); NULL: none. */
+static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m, wgnn_value res, const char *pre) {
+    const wgnn_lm *lm = b->user;
     wgnn_value in[4] = {x, cst(b, m->w, label), -1, -1};
     int n_in = 2;
     const char *op = "linear";
@@ -374,7 +411,11 @@ static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat
     }
     if (res >= 0) in[n_in++] = res;
     else if (m->bias) in[n_in++] = cst(b, m->bias, label);
-    return gb_op(b, label, op, n_in, in, 0, NULL);
+    char ps[48], eps[48];
+    snprintf(ps, sizeof ps, "prologue=%s", pre ? pre : "none");
+    snprintf(eps, sizeof eps, "eps=%.17g", lm->info.rms_norm_eps);
+    const char *args[2] = {ps, eps};
+    return gb_op(b, label, op, n_in, in, pre ? 2 : 0, args);
 }
 
 static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, int64_t dim) {
@@ -387,47 +428,56 @@ static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, in
     return gb_op(b, label, "rms_norm", 2, in, 2, args);
 }
 
+/* rms_norm(x) through m: the norm in the product's prologue when its
+ * weight was folded into m (norm NULL), else a node of its own */
+static wgnn_value normed_mat(gb *b, const char *norm_label, wgnn_value x, wgnn_tensor *norm, const char *label,
+                             const wgnn__lm_mat *m) {
+    const wgnn_lm *lm = b->user;
+    if (!norm) return mat(b, label, x, m, -1, "rms_norm");
+    return mat(b, label, rms(b, norm_label, x, norm, lm->info.hidden_size), m, -1, NULL);
+}
+
 static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, wgnn_value sinv, wgnn_value pos,
                         wgnn_value lens) {
     wgnn_lm *lm = b->user;
     const wgnn_lm_info *in = &lm->info;
     const wgnn__lm_layer *L = &lm->layers[l];
     const int64_t H = in->num_heads, Hk = in->num_kv_heads, hd = in->head_dim;
-    char lab[96];
+    char lab[96], lab2[96];
 #define LAB(x) (snprintf(lab, sizeof lab, "layers.%d.%s", l, x), lab)
-    wgnn_value h = rms(b, LAB("input_layernorm"), x, L->in_norm, in->hidden_size);
-    wgnn_value qkv = mat(b, LAB("self_attn.qkv_proj"), h, &L->qkv, -1);
-    /* one kernel: heads out of the stacked projection, q/k RMSNorm, RoPE */
+#define LAB2(x) (snprintf(lab2, sizeof lab2, "layers.%d.%s", l, x), lab2)
+    /* input_layernorm in the product's prologue (its weight folded into the matrix) */
+    wgnn_value qkv = normed_mat(b, LAB("input_layernorm"), x, L->in_norm, LAB2("self_attn.qkv_proj"), &L->qkv);
+    /* one kernel: heads out of the stacked projection, q/k RMSNorm, RoPE,
+     * and k, v written into the layer's cache at pos (in place) */
     char nh[48], nkv[48], eps[48];
     snprintf(nh, sizeof nh, "num_heads=%lld", (long long)H);
     snprintf(nkv, sizeof nkv, "num_kv_heads=%lld", (long long)Hk);
     snprintf(eps, sizeof eps, "eps=%.17g", in->rms_norm_eps);
     const char *args[3] = {nh, nkv, eps};
-    wgnn_value xin[5] = {gb_view(b, qkv, 3, (int64_t[]){1, n, (H + 2 * Hk) * hd}), cosv, sinv, -1, -1};
-    int n_in = 3;
+    wgnn_value kc = cst(b, L->kc, "k cache"), vc = cst(b, L->vc, "v cache");
+    wgnn_value xin[8] = {gb_view(b, qkv, 3, (int64_t[]){1, n, (H + 2 * Hk) * hd}), cosv, sinv, pos, kc, vc, -1, -1};
+    int n_in = 6;
     if (in->has_qk_norm) {
         xin[n_in++] = cst(b, L->q_norm, "q_norm");
         xin[n_in++] = cst(b, L->k_norm, "k_norm");
     }
     wgnn_value outs[3] = {-1, -1, -1};
-    wgnn__gb_op_n(b, LAB("self_attn.qkv_rope"), "qkv_rope", n_in, xin, 3, args, outs, 3);
-    wgnn_value q = outs[0], k = outs[1], v = outs[2];
-    const char *dim2[1] = {"dim=2"};
-    wgnn_value kc = cst(b, L->kc, "k cache"), vc = cst(b, L->vc, "v cache");
-    wgnn__gb_op_into(b, "index_copy", 3, (wgnn_value[]){kc, pos, k}, 1, dim2, kc);
-    wgnn__gb_op_into(b, "index_copy", 3, (wgnn_value[]){vc, pos, v}, 1, dim2, vc);
+    wgnn__gb_op_into_n(b, LAB("self_attn.qkv_rope"), "qkv_rope_cache", n_in, xin, 3, args, (wgnn_value[]){-1, kc, vc},
+                       3, outs, 3);
+    wgnn_value q = outs[0];
     wgnn_value att = gb_op(b, LAB("self_attn.sdpa"), "sdpa_kvcache", 4, (wgnn_value[]){q, kc, vc, lens}, 0, NULL);
     if (n > 1) {
         const char *perm[1] = {"dims=0,2,1,3"};
         att = gb_op(b, LAB("self_attn.merge"), "permute", 1, &att, 1, perm);
     }
     att = gb_view(b, att, 2, (int64_t[]){n, H * hd});
-    x = mat(b, LAB("self_attn.o_proj"), att, &L->o, x); /* + the residual */
-    h = rms(b, LAB("post_attention_layernorm"), x, L->post_norm, in->hidden_size);
-    h = mat(b, LAB("mlp.gate_up_proj"), h, &L->gate_up, -1);
-    h = gb_op(b, LAB("mlp.swiglu"), "swiglu", 1, &h, 0, NULL);
-    x = mat(b, LAB("mlp.down_proj"), h, &L->down, x); /* + the residual */
+    x = mat(b, LAB("self_attn.o_proj"), att, &L->o, x, NULL); /* + the residual */
+    /* post_attention_layernorm in gate|up's prologue, swiglu in down's */
+    wgnn_value h = normed_mat(b, LAB("post_attention_layernorm"), x, L->post_norm, LAB2("mlp.gate_up_proj"), &L->gate_up);
+    x = mat(b, LAB("mlp.down_proj"), h, &L->down, x, "swiglu"); /* + the residual */
 #undef LAB
+#undef LAB2
     return x;
 }
 
@@ -458,8 +508,9 @@ wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
         const char *sl[2] = {"dim=0", st};
         x = gb_op(&b, "last", "slice", 1, &x, 2, sl);
     }
-    x = rms(&b, "norm", x, lm->norm, in->hidden_size);
-    wgnn_value logits = mat(&b, "lm_head", x, &lm->lm_head, -1);
+    /* the final norm: its own node when the lm_head is the embedding itself
+     * (or int8), else the lm_head's prologue (the weight folded in at load) */
+    wgnn_value logits = normed_mat(&b, "norm", x, lm->norm, "lm_head", &lm->lm_head);
     if (gr->kind == WGNN__LM_LOGITS) {
         gr->out = logits;
     } else if (gr->kind == WGNN__LM_ARGMAX) {

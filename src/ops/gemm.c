@@ -25,7 +25,7 @@
     X(S, u32, m) X(S, u32, n) X(S, u32, k) X(S, u32, lda) X(S, u32, ldb) X(S, u32, ldc)           \
     X(S, u32, a_off) X(S, u32, b_off) X(S, u32, c_off) X(S, u32, bias_off) X(S, u32, a_bs)        \
     X(S, u32, b_bs) X(S, u32, c_bs) X(S, u32, bias_bs) X(S, u32, bias_rs) X(S, u32, bias_cs)      \
-    X(S, f32, alpha) X(S, f32, beta)
+    X(S, f32, alpha) X(S, f32, beta) X(S, f32, eps)
 WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
 WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
 
@@ -149,7 +149,8 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
                      (uint32_t)g->bias_rs,
                      (uint32_t)g->bias_cs,
                      g->alpha,
-                     g->beta};
+                     g->beta,
+                     g->eps};
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
     uint64_t gx, gy;
     if (t->gemv_mr) {
@@ -181,7 +182,10 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
     uint64_t cap = binding_cap(ctx);
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
     span sp[4] = {
-        {&g->a, g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k, 4},
+        {&g->a,
+         g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m
+                    : (uint64_t)(g->m - 1) * g->lda + (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u),
+         4},
         {&g->b, g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n,
          g->b_f16 ? 2u : 4u},
         {&g->c, (uint64_t)(g->m - 1) * g->ldc + g->n, 4},
@@ -309,9 +313,46 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     return WGNN_OK;
 }
 
+/* 16-byte loads when every row and offset of A and W is a multiple of 4
+ * elements (shaders/gemv4.wgsl) */
+static bool gemv4_ok(const wgnn__gemm *g, const gemm_tile *t) {
+    return t->gemv_mr && g->k % 4 == 0 && g->lda % 4 == 0 && g->ldb % 4 == 0 && g->a.off % 4 == 0 &&
+           g->b.off % 4 == 0 && g->a.bs % 4 == 0 && g->b.bs % 4 == 0;
+}
+
+/* linear's prologue as a pass of its own: A's rows -> scratch, then the
+ * product on it (where the GEMV kernel cannot take it on the fly). */
+static wgnn_status plan_pre_pass(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
+    uint64_t row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
+    if (g->batch != 1 || g->trans_a || g->lda != row)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: a prologue needs one batch of contiguous rows of A");
+    uint64_t bytes = (uint64_t)g->m * g->k * 4u;
+    int sc = bytes <= binding_cap(ctx) ? wgnn__plan_scratch(p, bytes) : -1;
+    if (sc < 0)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "linear: the %s input (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu)",
+                         g->pre == WGNN__PRE_RMS ? "normalized" : "gated", (unsigned long long)bytes,
+                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    wgnn__binding x = {g->a.buf, g->a.off * 4u, (uint64_t)g->m * row * 4u, g->a.buf ? 0u : (uint32_t)g->a.scratch + 1u};
+    wgnn__binding y = {NULL, 0, bytes, (uint32_t)sc + 1u};
+    wgnn_status s = g->pre == WGNN__PRE_RMS ? wgnn__plan_rms_rows(ctx, p, x, y, g->m, g->k, g->eps)
+                                            : wgnn__plan_swiglu_rows(ctx, p, x, y, g->m, g->k);
+    if (s != WGNN_OK) return s;
+    wgnn__gemm h = *g;
+    h.pre = WGNN__PRE_NONE;
+    h.a = (wgnn__gemm_operand){NULL, sc, 0, 0};
+    h.lda = g->k;
+    return wgnn__gemm_plan(ctx, p, &h);
+}
+
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
     if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: m, n, k and batch must be >= 1");
+    if (g->pre != WGNN__PRE_NONE) {
+        gemm_tile t = pick_tile(ctx, g);
+        bool fused = gemv4_ok(g, &t) && g->batch == 1 && !g->trans_a;
+        if (!fused) return plan_pre_pass(ctx, p, g);
+    }
     {
         bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
         uint32_t sk = split_count(ctx, g, hb);
@@ -332,11 +373,9 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     gemm_tile t = pick_tile(ctx, g);
     char pre[1024];
-    /* 16-byte loads when every row and offset of A and W is a multiple of 4
-     * elements (shaders/gemv4.wgsl): lanes a column such that each walks
-     * its row in at most two steps of four pieces */
-    bool v4 = t.gemv_mr && g->k % 4 == 0 && g->lda % 4 == 0 && g->ldb % 4 == 0 && g->a.off % 4 == 0 &&
-              g->b.off % 4 == 0 && g->a.bs % 4 == 0 && g->b.bs % 4 == 0;
+    /* gemv4: lanes a column such that each walks its row in at most two
+     * steps of four pieces */
+    bool v4 = gemv4_ok(g, &t);
     if (v4) {
         uint32_t lanes = 32;
         while (lanes < t.wx && (uint64_t)lanes * 8u < g->k / 4u) lanes *= 2;
@@ -344,12 +383,12 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         t.wy = lanes;
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\n%s"
-                 "const HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+                 "const HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n",
                  WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr,
                  g->b_f16 ? "alias BT4 = vec2<u32>;\n"
                             "fn ldw(x: BT4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n"
                           : "alias BT4 = vec4<f32>;\nfn ldw(x: BT4) -> vec4<f32> { return x; }\n",
-                 has_bias ? "true" : "false", (unsigned)g->act);
+                 has_bias ? "true" : "false", (unsigned)g->act, (unsigned)g->pre);
     } else if (t.gemv_mr)
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst B_F16: bool = %s;\n"
@@ -373,20 +412,21 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
     uint64_t room = binding_cap(ctx) / 4, slack = align / 4 + 1;
     room = room > slack ? room - slack : 0;
-    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k;
+    uint64_t a_row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
+    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + a_row;
     uint64_t c_ext = (uint64_t)(g->m - 1) * g->ldc + g->n;
     uint64_t bias_ext = (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
     uint64_t bias_row = (uint64_t)(g->n - 1) * g->bias_cs + 1;
     if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room))
         return plan_batches(ctx, p, pipe, &t, g, has_bias);
-    if (g->trans_a || g->k > room || g->n > room || (has_bias && bias_row > room))
+    if (g->trans_a || a_row > room || g->n > room || (has_bias && bias_row > room))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "gemm: one %s of a %u x %u x %u product passes the device's maxStorageBufferBindingSize "
                          "(%llu bytes)",
                          g->trans_a ? "transposed A" : "row", g->m, g->k, g->n,
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
     uint64_t rows = g->m;
-    if (a_ext > room) rows = (room - g->k) / g->lda + 1;
+    if (a_ext > room) rows = (room - a_row) / g->lda + 1;
     if (c_ext > room && (room - g->n) / g->ldc + 1 < rows) rows = (room - g->n) / g->ldc + 1;
     if (has_bias && g->bias_rs && bias_ext > room && (room - bias_row) / g->bias_rs + 1 < rows)
         rows = (room - bias_row) / g->bias_rs + 1;
@@ -579,6 +619,13 @@ bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n
     return true;
 }
 
+enum { LIN_ACT, LIN_PRE, LIN_EPS };
+
+/* in_features as the input stores it: twice the weight's with swiglu */
+static int64_t linear_in_row(const wgnn__node *n, int64_t k) {
+    return n->arg[LIN_PRE].i[0] == WGNN__PRE_SWIGLU ? 2 * k : k;
+}
+
 static wgnn_status linear_check(wgnn__node *n) {
     wgnn_status s = need_dtype(n, 0, "input", false);
     if (s == WGNN_OK) s = need_dtype(n, 1, "weight", true);
@@ -587,7 +634,14 @@ static wgnn_status linear_check(wgnn__node *n) {
     const wgnn_desc *x = &n->in[0], *w = &n->in[1];
     if (x->rank < 1) return rank_err(n, "input", 0, "[..., in_features] (rank >= 1)");
     if (w->rank != 2) return rank_err(n, "weight", 1, "[out_features, in_features]");
-    if (x->dims[x->rank - 1] != w->dims[1]) return inner_err(n, "input's last dim is not weight's in_features (dim 1)");
+    if (n->arg[LIN_PRE].i[0] == WGNN__PRE_SWIGLU) {
+        if (x->dims[x->rank - 1] != 2 * w->dims[1])
+            return inner_err(n, "with prologue=swiglu the input's last dim must be 2 * weight's in_features (dim 1)");
+    } else if (x->dims[x->rank - 1] != w->dims[1]) {
+        return inner_err(n, "input's last dim is not weight's in_features (dim 1)");
+    }
+    if (!(n->arg[LIN_EPS].f >= 0) || !isfinite(n->arg[LIN_EPS].f))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[LIN_EPS].f);
     n->n_out = 1;
     n->out[0] = *x;
     n->out[0].dims[x->rank - 1] = w->dims[0];
@@ -604,17 +658,19 @@ static wgnn_status linear_check(wgnn__node *n) {
 
 static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                wgnn_tensor *const *out, wgnn__plan *p) {
-    int64_t k = in[1]->dims[1], nn = in[1]->dims[0], m = (int64_t)(in[0]->numel / (uint64_t)k);
-    int64_t d[3] = {m, k, nn};
+    int64_t k = in[1]->dims[1], nn = in[1]->dims[0], row = linear_in_row(n, k);
+    int64_t m = (int64_t)(in[0]->numel / (uint64_t)row);
+    int64_t d[3] = {m, row, nn};
     wgnn_status s = dims_u32(ctx, n->op->info.name, d, 3);
     if (s != WGNN_OK) return s;
     wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
                     .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]),
                     .bias = n->n_in > 2 ? operand(in[2]) : k_none,
-                    .lda = (uint64_t)k, .ldb = (uint64_t)k, .ldc = (uint64_t)nn,
+                    .lda = (uint64_t)row, .ldb = (uint64_t)k, .ldc = (uint64_t)nn,
                     .bias_rs = n->n_in > 2 && n->in[2].rank > 1 ? (uint64_t)nn : 0, .bias_cs = 1,
                     .trans_b = true, .b_f16 = in[1]->dtype == WGNN_F16, .alpha = 1, .beta = 1,
-                    .act = (wgnn__act)n->arg[0].i[0]};
+                    .act = (wgnn__act)n->arg[LIN_ACT].i[0], .pre = (wgnn__pre)n->arg[LIN_PRE].i[0],
+                    .eps = (float)n->arg[LIN_EPS].f};
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
@@ -706,14 +762,20 @@ static const wgnn_op_arg_info k_linear_args[] = {
     {"activation", "none|relu|gelu|gelu_tanh|silu", "none",
      "applied to the result, bias included, in the same pass (wgnn's fused epilogue; not an argument of "
      "aten's linear)"},
+    {"prologue", "none|rms_norm|swiglu", "none",
+     "done to the input first (not an argument of aten's linear): rms_norm divides each row by "
+     "sqrt(mean(row^2) + eps) (RMSNorm without its weight: fold that into weight's columns); swiglu takes an "
+     "input [..., 2 * in_features] and uses silu(input[..., :in]) * input[..., in:]. Fused into the GEMV for "
+     "up to 4 rows, else a pass of its own"},
+    {"eps", "float", "1e-6", "rms_norm's epsilon"},
 };
 
 const wgnn__op wgnn__op_linear = {
     {"linear", "nn.Linear: input @ weight^T + bias [, then an activation]", "input, weight, [bias]",
-     "input [..., in_features], weight [out_features, in_features] (float32, or float16 storage read as "
-     "float32), bias [out_features], or the output's whole shape (e.g. a residual added in the same pass) "
-     "-> [..., out_features]; float32",
-     2, 3, 1, k_linear_args},
+     "input [..., in_features] ([..., 2 * in_features] with prologue=swiglu), weight [out_features, "
+     "in_features] (float32, or float16 storage read as float32), bias [out_features], or the output's whole "
+     "shape (e.g. a residual added in the same pass) -> [..., out_features]; float32",
+     2, 3, 3, k_linear_args},
     linear_check,
     linear_plan,
     wgnn__ref_linear,

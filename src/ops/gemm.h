@@ -28,6 +28,12 @@ typedef enum wgnn__act {
     WGNN__ACT_SILU = 4
 } wgnn__act;
 
+/* What is done to A's rows before the product (linear's `prologue`):
+ * RMS: each row of A divided by sqrt(mean(row^2) + eps) (RMSNorm without its
+ * weight, which the caller folds into B); SWIGLU: A's rows hold 2k values,
+ * and the product takes silu(a[:k]) * a[k:]. */
+typedef enum wgnn__pre { WGNN__PRE_NONE = 0, WGNN__PRE_RMS = 1, WGNN__PRE_SWIGLU = 2 } wgnn__pre;
+
 typedef struct wgnn__gemm_operand {
     WGPUBuffer buf;      /* NULL: plan scratch buffer `scratch` */
     int scratch;
@@ -43,6 +49,8 @@ typedef struct wgnn__gemm {
     bool trans_a, trans_b, b_f16;
     float alpha, beta;
     wgnn__act act;
+    wgnn__pre pre; /* batch 1, A not transposed; lda counts A's stored row (2k for SWIGLU) */
+    float eps;     /* RMS's */
 } wgnn__gemm;
 
 /* Appends the dispatches of one GEMM to p (chunked over the batch or split

@@ -25,15 +25,20 @@ static wgnn_status swiglu_check(wgnn__node *n) {
     return WGNN_OK;
 }
 
-static wgnn_status swiglu_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
-                               wgnn_tensor *const *out, wgnn__plan *p) {
-    uint64_t half = (uint64_t)n->out[0].dims[n->out[0].rank - 1], total = out[0]->numel;
+static void bind(wgnn__dispatch *d, const wgnn__binding *b) {
+    if (b->scratch) wgnn__plan_bind_scratch(d, b->scratch - 1, b->offset, b->size);
+    else wgnn__plan_bind(d, b->buf, b->offset, b->size);
+}
+
+wgnn_status wgnn__plan_swiglu_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y,
+                                   uint64_t rows, uint64_t half) {
+    uint64_t total = rows * half;
     bool v4 = half % 4 == 0;
     uint64_t units = v4 ? total / 4 : total, n_units = v4 ? half / 4 : half;
-    if (in[0]->nbytes > ctx->limits.maxStorageBufferBindingSize || units > UINT32_MAX)
+    if (total * 8u > ctx->limits.maxStorageBufferBindingSize || units > UINT32_MAX)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "swiglu: self holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu)",
-                         (unsigned long long)in[0]->nbytes,
+                         (unsigned long long)(total * 8u),
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256), gx, gy;
     char pre[512];
@@ -49,9 +54,16 @@ static wgnn_status swiglu_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
     swiglu_params sp = {(uint32_t)units, (uint32_t)n_units};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &sp, sizeof sp, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind(d, in[0]->buf, 0, 0);
-    wgnn__plan_bind(d, out[0]->buf, 0, 0);
+    bind(d, &x);
+    bind(d, &y);
     return WGNN_OK;
+}
+
+static wgnn_status swiglu_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                               wgnn_tensor *const *out, wgnn__plan *p) {
+    uint64_t half = (uint64_t)n->out[0].dims[n->out[0].rank - 1];
+    return wgnn__plan_swiglu_rows(ctx, p, (wgnn__binding){in[0]->buf, 0, 0, 0}, (wgnn__binding){out[0]->buf, 0, 0, 0},
+                                  out[0]->numel / half, half);
 }
 
 static wgnn_status swiglu_ref(wgnn__node *n, const void *const *in, void *const *out) {

@@ -393,6 +393,12 @@ static wgnn_status layer_norm_plan(wgnn_context *ctx, const wgnn__node *n, const
     return plan_rows(ctx, p, &j, n->op->info.name);
 }
 
+wgnn_status wgnn__plan_rms_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y, uint64_t rows,
+                                uint64_t n, float eps) {
+    rows_job j = {.op = ROWS_RMS_NORM, .outer = rows, .n = n, .inner = 1, .eps = eps, .x = x, .y = y};
+    return plan_rows(ctx, p, &j, "rms_norm");
+}
+
 static wgnn_status batch_norm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                    wgnn_tensor *const *out, wgnn__plan *p) {
     const wgnn_tensor *x = in[0];

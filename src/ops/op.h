@@ -56,11 +56,30 @@ typedef struct wgnn__op {
                         wgnn_tensor *const *out, wgnn__plan *p);
     /* CPU reference with double accumulation; in/out laid out as n->in/out. */
     wgnn_status (*ref)(wgnn__node *n, const void *const *in, void *const *out);
-    /* true: input 0 may also be output 0 (in place, aten's trailing-underscore
-     * form); the plan then sees one tensor twice and writes only what
-     * changes. Other rows refuse an output that is also an input. */
-    bool inplace;
+    /* Outputs that may also be inputs (in place, aten's trailing-underscore
+     * form): WGNN__INPLACE(j, i) | ... lets output j be input i; 0 (false):
+     * none; true is WGNN__INPLACE(0, 0). The plan then sees one tensor
+     * twice and writes only what changes. Other pairs are refused. */
+    uint32_t inplace;
 } wgnn__op;
+
+#define WGNN__INPLACE(j, i) ((uint32_t)((i) + 1) << (5 * (j)))
+
+/* The input that output j of row may be written over in place, or -1. */
+static inline int wgnn__op_inplace_input(const wgnn__op *row, int j) {
+    return row && j >= 0 && j < 6 ? (int)((row->inplace >> (5 * j)) & 31u) - 1 : -1;
+}
+
+/* Row passes other rows' plans share (linear's prologue into scratch):
+ * y[r] = x[r] / sqrt(mean(x[r]^2) + eps) over rows of n values
+ * (src/ops/norm.c); y[r] = silu(x[r][:n]) * x[r][n:] over rows of 2n
+ * values (src/ops/glu.c). */
+wgnn_status wgnn__plan_rms_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y, uint64_t rows,
+                                uint64_t n, float eps);
+/* dst[0..words) = src[0..words), 32-bit words (src/ops/shape.c). */
+wgnn_status wgnn__plan_copy_words(wgnn_context *ctx, wgnn__plan *p, WGPUBuffer src, WGPUBuffer dst, uint64_t words);
+wgnn_status wgnn__plan_swiglu_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y,
+                                   uint64_t rows, uint64_t n);
 
 /* wgnn_op without the thread guard (for typed entry points that hold it). */
 wgnn_status wgnn__op_run(wgnn_context *ctx, const char *op, const wgnn_tensor *const *in, int n_in,

@@ -322,7 +322,7 @@ wgnn_status wgnn__op_run(wgnn_context *ctx, const char *op, const wgnn_tensor *c
                              i);
         const wgnn__op *row = op ? find(op) : NULL;
         for (int j = 0; j < n_in; j++) {
-            if (i == 0 && j == 0 && row && row->inplace) continue; /* in place: the row allows it */
+            if (wgnn__op_inplace_input(row, i) == j && out[i] == in[j]) continue; /* in place: the row allows it */
             if (out[i]->buf == in[j]->buf) /* one tensor, or two sharing a buffer */
                 return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: output %d is also input %d; use another tensor",
                                  op ? op : "op", i, j);

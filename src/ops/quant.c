@@ -21,12 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define Q8_PARAMS(X, S) X(S, u32, m) X(S, u32, n) X(S, u32, k4) X(S, u32, bias_rs)
+#define Q8_PARAMS(X, S) X(S, u32, m) X(S, u32, n) X(S, u32, k4) X(S, u32, bias_rs) X(S, u32, x_rs) X(S, f32, eps)
 WGNN__PARAMS_STRUCT(q8_params, Q8_PARAMS);
 WGNN__PARAMS_CHECK(q8_params, Q8_PARAMS)
 #define DQ_PARAMS(X, S) X(S, u32, n) X(S, u32, k4)
 WGNN__PARAMS_STRUCT(dq_params, DQ_PARAMS);
 WGNN__PARAMS_CHECK(dq_params, DQ_PARAMS)
+
+enum { Q8_ACT, Q8_PRE, Q8_EPS };
 
 /* Rows past which the weights are dequantized once into scratch and the
  * GEMM runs (prefill); below, the GEMV-like kernel reads int8 directly. */
@@ -61,7 +63,9 @@ static wgnn_status plan_dequant_gemm(wgnn_context *ctx, const wgnn__node *n, con
                     .a = {in[0]->buf, -1, 0, 0}, .b = {NULL, sc, 0, 0}, .c = {out[0]->buf, -1, 0, 0},
                     .bias = bias ? (wgnn__gemm_operand){in[3]->buf, -1, 0, 0} : (wgnn__gemm_operand){NULL, -1, 0, 0},
                     .lda = k, .ldb = k, .ldc = nn, .bias_rs = bias && n->in[3].rank > 1 ? nn : 0, .bias_cs = 1,
-                    .trans_b = true, .alpha = 1, .beta = 1, .act = (wgnn__act)n->arg[0].i[0]};
+                    .trans_b = true, .alpha = 1, .beta = 1, .act = (wgnn__act)n->arg[Q8_ACT].i[0],
+                    .pre = (wgnn__pre)n->arg[Q8_PRE].i[0], .eps = (float)n->arg[Q8_EPS].f};
+    if (g.pre == WGNN__PRE_SWIGLU) g.lda = 2 * k;
     *done = true;
     return wgnn__gemm_plan(ctx, p, &g);
 }
@@ -79,12 +83,16 @@ static wgnn_status q8_check(wgnn__node *n) {
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
                               "weight is %s %s; it must be int32 [N, K/4]: int8 weights packed four to a word",
                               wgnn_dtype_name(w->dtype), ws);
-    int64_t k = x->dims[x->rank - 1];
-    if (k % 4 != 0 || w->dims[1] * 4 != k)
+    bool glu = n->arg[Q8_PRE].i[0] == WGNN__PRE_SWIGLU;
+    int64_t k = x->dims[x->rank - 1] / (glu ? 2 : 1);
+    if (k % 4 != 0 || w->dims[1] * 4 != k || (glu && x->dims[x->rank - 1] % 2 != 0))
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                              "input %s has K=%lld but weight %s holds %lld int8 per row: K must be a multiple of 4 "
+                              "input %s has K=%lld%s but weight %s holds %lld int8 per row: K must be a multiple of 4 "
                               "and equal 4 * weight.dims[1]",
-                              xs, (long long)k, ws, (long long)(w->dims[1] * 4));
+                              xs, (long long)k, glu ? " (half its last dim: prologue=swiglu)" : "", ws,
+                              (long long)(w->dims[1] * 4));
+    if (!(n->arg[Q8_EPS].f >= 0) || !isfinite(n->arg[Q8_EPS].f))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[Q8_EPS].f);
     if (sc->dtype != WGNN_F32 || sc->rank != 1 || sc->dims[0] != w->dims[0])
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale is %s %s; it must be float32 [N] = [%lld]",
                               wgnn_dtype_name(sc->dtype), ss, (long long)w->dims[0]);
@@ -108,6 +116,8 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
                            wgnn_tensor *const *out, wgnn__plan *p) {
     uint64_t rows = wgnn__desc_numel(&n->in[0]) / (uint64_t)n->in[0].dims[n->in[0].rank - 1];
     uint64_t nn = (uint64_t)n->in[1].dims[0], k4 = (uint64_t)n->in[1].dims[1];
+    uint32_t prol = (uint32_t)n->arg[Q8_PRE].i[0];
+    uint64_t x_rs = prol == WGNN__PRE_SWIGLU ? 2 * k4 : k4;
     uint64_t lim = ctx->limits.maxStorageBufferBindingSize;
     const char *names[3] = {"input", "weight", "output"};
     uint64_t sizes[3] = {in[0]->nbytes, in[1]->nbytes, out[0]->nbytes};
@@ -116,7 +126,7 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
             return wgnn__err(ctx, WGNN_ERR_LIMIT,
                              "linear_q8: the %s holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu)",
                              names[i], (unsigned long long)sizes[i], (unsigned long long)lim);
-    if (rows * k4 > UINT32_MAX || nn * k4 > UINT32_MAX || rows * nn > UINT32_MAX)
+    if (rows * x_rs > UINT32_MAX || nn * k4 > UINT32_MAX || rows * nn > UINT32_MAX)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "linear_q8: more than 2^32 elements in one operand");
     if (rows >= Q8_GEMM_ROWS && rows <= UINT32_MAX) {
         bool done;
@@ -141,8 +151,8 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     bool bias = n->n_in > 3;
     snprintf(pre, sizeof pre,
              "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst HAS_BIAS: bool = %s;\n"
-             "const ACT: u32 = %uu;\n",
-             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, bias ? "true" : "false", (unsigned)n->arg[0].i[0]);
+             "const ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n",
+             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, bias ? "true" : "false", (unsigned)n->arg[Q8_ACT].i[0], prol);
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "linear_q8", pre, NULL, 0, &pipe);
     uint32_t nj = wg / lanes, gx, gy;
@@ -150,7 +160,8 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
         s = wgnn__compute_2d_workgroup_count(ctx, (nn + nj - 1) / nj, ctx->limits.maxComputeWorkgroupsPerDimension,
                                              "linear_q8", &gx, &gy);
     if (s != WGNN_OK) return s;
-    q8_params qp = {(uint32_t)rows, (uint32_t)nn, (uint32_t)k4, bias && n->in[3].rank > 1 ? (uint32_t)nn : 0u};
+    q8_params qp = {(uint32_t)rows, (uint32_t)nn, (uint32_t)k4, bias && n->in[3].rank > 1 ? (uint32_t)nn : 0u,
+                    (uint32_t)x_rs, (float)n->arg[Q8_EPS].f};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &qp, sizeof qp, gx, gy, (uint32_t)row_blocks);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
     wgnn__plan_bind(d, in[0]->buf, 0, 0);
@@ -164,8 +175,15 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
 static wgnn_status q8_ref(wgnn__node *n, const void *const *in, void *const *out) {
     const float *x = in[0], *sc = in[2], *bias = n->n_in > 3 ? in[3] : NULL;
     const int8_t *w = in[1]; /* little-endian words: byte order is k order */
-    uint64_t k = (uint64_t)n->in[0].dims[n->in[0].rank - 1], nn = (uint64_t)n->in[1].dims[0];
-    uint64_t rows = wgnn__desc_numel(&n->in[0]) / k;
+    int pre = (int)n->arg[Q8_PRE].i[0];
+    uint64_t k = (uint64_t)n->in[1].dims[1] * 4u, nn = (uint64_t)n->in[1].dims[0];
+    uint64_t rows = wgnn__desc_numel(&n->in[0]) / (pre == WGNN__PRE_SWIGLU ? 2 * k : k);
+    float *xp = NULL;
+    if (pre) {
+        xp = wgnn__ref_prologue(x, rows, k, pre, n->arg[Q8_EPS].f);
+        if (!xp) return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
+        x = xp;
+    }
     float *y = out[0];
     for (uint64_t r = 0; r < rows; r++)
         for (uint64_t j = 0; j < nn; j++) {
@@ -175,22 +193,25 @@ static wgnn_status q8_ref(wgnn__node *n, const void *const *in, void *const *out
             if (bias) acc += bias[n->in[3].rank > 1 ? r * nn + j : j];
             y[r * nn + j] = (float)acc;
         }
-    wgnn__ref_act(y, rows * nn, (int)n->arg[0].i[0]);
+    free(xp);
+    wgnn__ref_act(y, rows * nn, (int)n->arg[Q8_ACT].i[0]);
     return WGNN_OK;
 }
 
 static const wgnn_op_arg_info k_q8_args[] = {
     {"activation", "none|relu|gelu|gelu_tanh|silu", "none", "applied to the result, bias included, as linear's"},
+    {"prologue", "none|rms_norm|swiglu", "none", "done to the input first, as linear's"},
+    {"eps", "float", "1e-6", "rms_norm's epsilon"},
 };
 
 const wgnn__op wgnn__op_linear_q8 = {
     {"linear_q8",
      "input . (weight * scale)^T + bias on int8 weights with a float32 scale per output (weight-only quantization)",
      "input, weight, scale, [bias]",
-     "input [..., K] float32 (K % 4 == 0), weight int32 [N, K/4] (int8 [N, K] packed four to a word, k ascending "
+     "input [..., K] float32 (K % 4 == 0; [..., 2K] with prologue=swiglu), weight int32 [N, K/4] (int8 [N, K] packed four to a word, k ascending "
      "from the low byte: numpy's w8.view(np.int32)), scale float32 [N], bias float32 [N] or of the output's "
      "shape -> [..., N] float32",
-     3, 4, 1, k_q8_args},
+     3, 4, 3, k_q8_args},
     q8_check,
     q8_plan,
     q8_ref,

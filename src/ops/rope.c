@@ -159,19 +159,29 @@ const wgnn__op wgnn__op_apply_rotary_emb_hf = {
 
 /* ---- qkv_rope: a fused q|k|v projection into roped heads -------------------- */
 
-#define QKV_PARAMS(X, S) X(S, u32, n_groups) X(S, u32, n) X(S, u32, h) X(S, u32, hk) X(S, f32, eps)
+#define QKV_PARAMS(X, S) X(S, u32, n_groups) X(S, u32, n) X(S, u32, h) X(S, u32, hk) X(S, f32, eps) X(S, u32, ctx)
 WGNN__PARAMS_STRUCT(qkv_params, QKV_PARAMS);
 WGNN__PARAMS_CHECK(qkv_params, QKV_PARAMS)
 
 enum { QA_HEADS, QA_KV_HEADS, QA_EPS };
 
+/* qkv_rope: qkv, cos, sin, [q_norm, k_norm]; qkv_rope_cache: qkv, cos, sin,
+ * positions, k_cache, v_cache, [q_norm, k_norm]. */
+static bool is_cache(const wgnn__node *n) { return n->op == &wgnn__op_qkv_rope_cache; }
+static int norm_at(const wgnn__node *n) { return is_cache(n) ? 6 : 3; }
+static bool has_norm(const wgnn__node *n) { return n->n_in == norm_at(n) + 2; }
+
 static wgnn_status qkv_check(wgnn__node *n) {
     const wgnn_desc *x = &n->in[0], *c = &n->in[1], *s = &n->in[2];
-    for (int i = 0; i < n->n_in; i++)
-        if (n->in[i].dtype != WGNN_F32)
-            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "input %d is %s; qkv_rope takes float32 only", i,
-                                  wgnn_dtype_name(n->in[i].dtype));
-    if (n->n_in == 4)
+    bool cache = is_cache(n);
+    int nb = norm_at(n);
+    for (int i = 0; i < n->n_in; i++) {
+        wgnn_dtype want = cache && i == 3 ? WGNN_I32 : WGNN_F32;
+        if (n->in[i].dtype != want)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "input %d is %s; it must be %s", i,
+                                  wgnn_dtype_name(n->in[i].dtype), wgnn_dtype_name(want));
+    }
+    if (n->n_in == nb + 1)
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "give both q_norm and k_norm weights, or neither");
     int64_t H = n->arg[QA_HEADS].i[0], Hk = n->arg[QA_KV_HEADS].i[0];
     char xs[160], cs[160];
@@ -193,58 +203,124 @@ static wgnn_status qkv_check(wgnn__node *n) {
     if (!ok)
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cos %s and sin must both be [n, D] = [%lld, %lld]", cs,
                               (long long)x->dims[1], (long long)D);
-    for (int i = 3; i < n->n_in; i++)
+    for (int i = nb; i < n->n_in; i++)
         if (n->in[i].rank != 1 || n->in[i].dims[0] != D)
-            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s must be [D] = [%lld]", i == 3 ? "q_norm" : "k_norm",
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s must be [D] = [%lld]", i == nb ? "q_norm" : "k_norm",
                                   (long long)D);
     if (!(n->arg[QA_EPS].f >= 0) || !isfinite(n->arg[QA_EPS].f))
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[QA_EPS].f);
     n->n_out = 3;
-    int64_t heads[3] = {H, Hk, Hk};
-    for (int o = 0; o < 3; o++) n->out[o] = (wgnn_desc){WGNN_F32, 4, {x->dims[0], heads[o], x->dims[1], D}};
+    n->out[0] = (wgnn_desc){WGNN_F32, 4, {x->dims[0], H, x->dims[1], D}};
+    if (!cache) {
+        for (int o = 1; o < 3; o++) n->out[o] = (wgnn_desc){WGNN_F32, 4, {x->dims[0], Hk, x->dims[1], D}};
+        return WGNN_OK;
+    }
+    const wgnn_desc *pos = &n->in[3], *kc = &n->in[4], *vc = &n->in[5];
+    if (pos->rank != 1 || pos->dims[0] != x->dims[1])
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "positions must be int32 [n] = [%lld]",
+                              (long long)x->dims[1]);
+    char ks[160], vs[160];
+    wgnn__dims_str(kc, ks, sizeof ks);
+    wgnn__dims_str(vc, vs, sizeof vs);
+    ok = kc->rank == 4 && kc->dims[0] == x->dims[0] && kc->dims[1] == Hk && kc->dims[3] == D && kc->dims[2] >= 1;
+    for (int i = 0; ok && i < 4; i++) ok = vc->rank == 4 && vc->dims[i] == kc->dims[i];
+    if (!ok)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "k_cache %s and v_cache %s must both be [B, num_kv_heads, ctx, D] = [%lld, %lld, ctx, %lld]",
+                              ks, vs, (long long)x->dims[0], (long long)Hk, (long long)D);
+    n->out[1] = *kc;
+    n->out[2] = *vc;
     return WGNN_OK;
 }
 
 static wgnn_status qkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                             wgnn_tensor *const *out, wgnn__plan *p) {
     const wgnn_desc *x = &n->in[0];
+    bool cache = is_cache(n), norm = has_norm(n);
+    int nb = norm_at(n);
     uint64_t H = (uint64_t)n->arg[QA_HEADS].i[0], Hk = (uint64_t)n->arg[QA_KV_HEADS].i[0];
     uint64_t D = (uint64_t)x->dims[2] / (H + 2 * Hk), groups = (uint64_t)x->dims[0] * (uint64_t)x->dims[1] * (H + 2 * Hk);
-    if (in[0]->nbytes > ctx->limits.maxStorageBufferBindingSize || groups * D > UINT32_MAX)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "qkv_rope: qkv holds %llu bytes, past the device's maxStorageBufferBindingSize (%llu)",
-                         (unsigned long long)in[0]->nbytes, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    uint64_t lim = ctx->limits.maxStorageBufferBindingSize;
+    for (int i = 0; i < 3; i++)
+        if (in[0]->nbytes > lim || out[i]->nbytes > lim || groups * D > UINT32_MAX)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                             "%s: qkv (%llu bytes) or an output (%llu bytes) passes the device's "
+                             "maxStorageBufferBindingSize (%llu)",
+                             n->op->info.name, (unsigned long long)in[0]->nbytes, (unsigned long long)out[i]->nbytes,
+                             (unsigned long long)lim);
+    if (cache && out[1]->numel > UINT32_MAX)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "qkv_rope_cache: a cache holds more than 2^32 elements");
     uint64_t wg = 1;
     while (wg < D / 2) wg *= 2;
     if (wg > ctx->limits.maxComputeInvocationsPerWorkgroup || wg > ctx->limits.maxComputeWorkgroupSizeX)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT, "qkv_rope: D/2 = %llu threads pass the device's workgroup size",
-                         (unsigned long long)(D / 2));
-    bool norm = n->n_in == 5;
-    char pre[512];
-    snprintf(pre, sizeof pre, "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\n",
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "%s: D/2 = %llu threads pass the device's workgroup size",
+                         n->op->info.name, (unsigned long long)(D / 2));
+    /* out of place: the caches are copied first, then the new rows written */
+    for (int i = 1; cache && i < 3; i++)
+        if (out[i]->buf != in[3 + i]->buf) {
+            wgnn_status s = wgnn__plan_copy_words(ctx, p, in[3 + i]->buf, out[i]->buf, out[i]->nbytes / 4u);
+            if (s != WGNN_OK) return s;
+        }
+    static const char *const k_rows[2] = {
+        "fn kv_row(b: u32, hk: u32, t: u32) -> u32 { return (b * P.hk + hk) * P.n + t; }\n",
+        "@group(0) @binding(9) var<storage, read> POS: array<i32>;\n"
+        "@group(0) @binding(10) var<storage, read_write> FLAG: array<atomic<u32>>;\n"
+        "fn kv_row(b: u32, hk: u32, t: u32) -> u32 {\n"
+        "    let r = POS[t];\n"
+        "    if (r < 0 || u32(r) >= P.ctx) {\n"
+        "        if (atomicCompareExchangeWeak(&FLAG[0], 0u, 1u).exchanged) {\n"
+        "            atomicStore(&FLAG[1], bitcast<u32>(r));\n"
+        "            atomicStore(&FLAG[2], t);\n"
+        "            atomicStore(&FLAG[3], P.ctx);\n"
+        "        }\n"
+        "        return 0xFFFFFFFFu;\n"
+        "    }\n"
+        "    return (b * P.hk + hk) * P.ctx + u32(r);\n"
+        "}\n"};
+    char pre[1536];
+    snprintf(pre, sizeof pre, "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\n%s",
              WGNN__PARAMS_WGSL(QKV_PARAMS), (unsigned long long)(D / 2), (unsigned long long)wg,
-             norm ? "true" : "false");
+             norm ? "true" : "false", k_rows[cache]);
     const wgnn__pipe *pipe;
     uint32_t gx, gy;
     wgnn_status s = wgnn__pipeline(ctx, "qkv_rope", pre, NULL, 0, &pipe);
     if (s == WGNN_OK)
-        s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, "qkv_rope", &gx,
-                                             &gy);
+        s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, n->op->info.name,
+                                             &gx, &gy);
     if (s != WGNN_OK) return s;
-    qkv_params q = {(uint32_t)groups, (uint32_t)x->dims[1], (uint32_t)H, (uint32_t)Hk, (float)n->arg[QA_EPS].f};
+    qkv_params q = {(uint32_t)groups, (uint32_t)x->dims[1], (uint32_t)H, (uint32_t)Hk, (float)n->arg[QA_EPS].f,
+                    cache ? (uint32_t)n->in[4].dims[2] : 0u};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
     for (int i = 0; i < 3; i++) wgnn__plan_bind(d, in[i]->buf, 0, 0);
-    for (int i = 3; i < 5; i++) wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, norm ? in[i]->buf : NULL, false), 0, 0);
+    for (int i = nb; i < nb + 2; i++)
+        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, norm ? in[i]->buf : NULL, false), 0, 0);
     for (int i = 0; i < 3; i++) wgnn__plan_bind(d, out[i]->buf, 0, 0);
+    if (cache) {
+        wgnn__plan_bind(d, in[3]->buf, 0, 0);
+        wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
+    }
     return WGNN_OK;
 }
 
 static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *out) {
     const wgnn_desc *x = &n->in[0];
+    bool cache = is_cache(n);
+    int nb = norm_at(n);
     int64_t H = n->arg[QA_HEADS].i[0], Hk = n->arg[QA_KV_HEADS].i[0], heads = H + 2 * Hk;
     int64_t B = x->dims[0], T = x->dims[1], D = x->dims[2] / heads, half = D / 2;
-    const float *X = in[0], *C = in[1], *S = in[2], *qw = n->n_in == 5 ? in[3] : NULL, *kw = n->n_in == 5 ? in[4] : NULL;
+    const float *X = in[0], *C = in[1], *S = in[2], *qw = has_norm(n) ? in[nb] : NULL,
+                *kw = has_norm(n) ? in[nb + 1] : NULL;
+    const int32_t *pos = cache ? in[3] : NULL;
+    int64_t ctxlen = cache ? n->in[4].dims[2] : T;
+    if (cache) {
+        for (int64_t t = 0; t < T; t++)
+            if (pos[t] < 0 || pos[t] >= ctxlen)
+                return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "positions[%lld] = %d is outside the cache [0, %lld)",
+                                      (long long)t, pos[t], (long long)ctxlen);
+        for (int i = 1; i < 3; i++)
+            if (out[i] != in[3 + i]) memcpy(out[i], in[3 + i], (size_t)wgnn__desc_numel(&n->in[3 + i]) * sizeof(float));
+    }
     double eps = n->arg[QA_EPS].f;
     double *v = malloc((size_t)D * sizeof *v);
     if (!v) return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -262,7 +338,8 @@ static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *ou
                     for (int64_t i = 0; i < D; i++) v[i] *= inv * w[i];
                 }
                 int64_t nh = kind == 0 ? H : Hk, hh = kind == 0 ? h : kind == 1 ? h - H : h - H - Hk;
-                float *dst = (float *)out[kind] + ((b * nh + hh) * T + t) * D;
+                int64_t row = kind == 0 || !cache ? (b * nh + hh) * T + t : (b * nh + hh) * ctxlen + pos[t];
+                float *dst = (float *)out[kind] + row * D;
                 for (int64_t i = 0; i < D; i++) {
                     double r = v[i];
                     if (kind < 2) {
@@ -294,4 +371,20 @@ const wgnn__op wgnn__op_qkv_rope = {
     qkv_plan,
     qkv_ref,
     false,
+};
+
+const wgnn__op wgnn__op_qkv_rope_cache = {
+    {"qkv_rope_cache",
+     "qkv_rope with k and v written straight into KV caches at the given positions (a decoder step's cache "
+     "append in the same kernel; not an aten op)",
+     "qkv, cos, sin, positions, k_cache, v_cache, [q_norm, k_norm]",
+     "qkv [B, n, (H + 2 Hk) * D], cos and sin [n, D], positions int32 [n] in [0, ctx), k_cache and v_cache "
+     "[B, Hk, ctx, D], q_norm and k_norm [D] -> q [B, H, n, D], k_cache and v_cache with rows positions[t] "
+     "replaced; pass the caches as outputs 1 and 2 (in place: wgnn_graph_op_into_n) to write only those rows; "
+     "on the GPU a position out of range writes nothing and is reported by the next sync; float32",
+     6, 8, 3, k_qkv_args},
+    qkv_check,
+    qkv_plan,
+    qkv_ref,
+    WGNN__INPLACE(1, 4) | WGNN__INPLACE(2, 5),
 };

@@ -710,6 +710,28 @@ static wgnn_status plan_embedding(wgnn_context *ctx, const wgnn__node *n, const 
     return emit(ctx, p, &j, "embedding");
 }
 
+wgnn_status wgnn__plan_copy_words(wgnn_context *ctx, wgnn__plan *p, WGPUBuffer src, WGPUBuffer dst, uint64_t words) {
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), gx, gy;
+    if (words > UINT32_MAX || words * 4u > ctx->limits.maxStorageBufferBindingSize)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "copy: %llu bytes pass the device's maxStorageBufferBindingSize (%llu)",
+                         (unsigned long long)(words * 4u), (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    wgnn__const consts[2] = {{"WG", wg}, {"COPY", 1}};
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "index_copy", WGNN__PARAMS_WGSL(INDEX_COPY_PARAMS), consts, 2, &pipe);
+    if (s == WGNN_OK)
+        s = wgnn__compute_2d_workgroup_count(ctx, (words + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
+                                             "copy", &gx, &gy);
+    if (s != WGNN_OK) return s;
+    index_copy_params ip = {(uint32_t)words, 0, 0, 0};
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &ip, sizeof ip, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind(d, src, 0, words * 4u);
+    wgnn__plan_bind(d, dst, 0, words * 4u);
+    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
+    wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
+    return WGNN_OK;
+}
+
 /* index_copy: whole tensors bound (each must fit one storage binding); when
  * out is not self (an in-place call passes self as out), self is copied into
  * out first. */
@@ -855,5 +877,5 @@ const wgnn__op wgnn__op_index_copy = {
     check_index_copy,
     plan_index_copy,
     wgnn__ref_index_copy,
-    true,
+    WGNN__INPLACE(0, 0),
 };
