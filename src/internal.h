@@ -60,8 +60,8 @@ typedef struct wgnn__knobs {
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */
     uint32_t gemv_wg;         /* WGNN_GEMV_WG=T: threads of a GEMV workgroup (32..1024, power of 2); 0 auto */
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */
-    int sdpa_decode;          /* WGNN_SDPA_DECODE=1: sdpa_kvcache takes the decode kernel (unmeasured: off by default) */
-    uint32_t graph_chunk;     /* WGNN_GRAPH_CHUNK=N: a graph run submits every N dispatches; 0: one submit */
+    int sdpa_decode;          /* WGNN_SDPA_DECODE=0: sdpa_kvcache never takes the decode kernel (default 1: where it fits) */
+    uint32_t graph_chunk;     /* WGNN_GRAPH_CHUNK=N: a graph run submits every N dispatches (0: one submit); default 40 */
 } wgnn__knobs;
 
 struct wgnn_context {

@@ -380,10 +380,14 @@ static void read_knobs(wgnn__knobs *k) {
     k->gemv_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GEMV_LANES");
     k->gemv_lanes = env && atoi(env) >= 1 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
+    /* a graph run's command buffer goes in pieces of this many dispatches,
+     * so that the GPU starts on the first while the host records the next
+     * (a Qwen3-0.6B decode step on the H200: 3.99 ms one submit, 3.79 every
+     * 100 dispatches, 3.40 every 40; docs/PERFORMANCE.md) */
     env = getenv("WGNN_GRAPH_CHUNK");
-    if (env) k->graph_chunk = (uint32_t)strtoul(env, NULL, 10);
+    k->graph_chunk = env ? (uint32_t)strtoul(env, NULL, 10) : 40u;
     env = getenv("WGNN_SDPA_DECODE");
-    k->sdpa_decode = env && strcmp(env, "1") == 0 ? 1 : 0;
+    k->sdpa_decode = env && strcmp(env, "0") == 0 ? 0 : 1;
     env = getenv("WGNN_CONV_ROUTE");
     if (env) k->conv_route = strcmp(env, "direct") == 0 ? 1 : strcmp(env, "gemm") == 0 ? 2 : 0;
 }

@@ -106,8 +106,9 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
     }
     wgnn__scope_push(ctx);
     double t0 = now_ms();
-    /* one command buffer, or (WGNN_GRAPH_CHUNK=N, unprofiled) one every N
-     * dispatches, so that the GPU starts while the rest is recorded */
+    /* one command buffer every ctx->knobs.graph_chunk dispatches (unprofiled
+     * runs; 0: one for the run), so that the GPU starts on the first while
+     * the rest is recorded: recording costs the host a few us a dispatch */
     uint32_t chunk = timed ? 0 : ctx->knobs.graph_chunk;
     WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);

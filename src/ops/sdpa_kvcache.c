@@ -1,9 +1,9 @@
 /* sdpa_kvcache.c - the row "sdpa_kvcache": attention of q over the first
  * cache_seqlens[b] keys of a KV cache (flash-attention's
  * flash_attn_with_kvcache), as decoders run it: the fused plan of
- * src/ops/sdpa.c with the lengths read on the GPU, or with
- * WGNN_SDPA_DECODE=1 shaders/sdpa_decode.wgsl for decoding shapes, then the
- * split-KV reduce. Reference: wgnn_ref_sdpa_ex per batch element (src/ref/
+ * src/ops/sdpa.c with the lengths read on the GPU, or, for decoding shapes
+ * (group * S_q <= 8 query rows a kv head), shaders/sdpa_decode.wgsl
+ * (WGNN_SDPA_DECODE=0 turns it off), then the split-KV reduce. Reference: wgnn_ref_sdpa_ex per batch element (src/ref/
  * sdpa_ref.c); cases in tests/cases/sdpa.inc. */
 #include "op.h"
 #include "sdpa.h"
@@ -17,7 +17,7 @@
 #define DECODE_PARAMS(X, S)                                                                          \
     X(S, u32, n_groups) /* B * H_kv * n_split */                                                     \
     X(S, u32, n_b) X(S, u32, h_kv) X(S, u32, h) X(S, u32, group) X(S, u32, s_q) X(S, u32, s_kv)     \
-    X(S, u32, kv_chunk) /* keys a split, a multiple of WG */                                         \
+    X(S, u32, kv_chunk) /* keys a split, a multiple of W * U */                                      \
     X(S, u32, n_rows)   /* B * H * S_q */                                                            \
     X(S, f32, qscale) X(S, u32, causal)
 WGNN__PARAMS_STRUCT(decode_params, DECODE_PARAMS);
@@ -84,45 +84,53 @@ static void kv_shape(const wgnn__node *n, sdpa_shape *sh) {
 }
 
 /* Decoding (shaders/sdpa_decode.wgsl): a few query rows a kv head, the
- * group's query heads together; false when the shape or the device does
- * not suit it (the fused kernel then runs). *wg and *r_max: its sizes. */
-static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in, uint32_t *wg,
-                        uint32_t *r_max) {
-    /* opt-in (WGNN_SDPA_DECODE=1) until it is measured against the fused
-     * kernel on a GPU; tests run it on lavapipe (ctest test_ops_decode) */
-    if (ctx->knobs.sdpa_decode != 1) return false;
-    uint64_t d4 = sh->d / 4;
-    if (d4 > 64) return false;
-    uint32_t rm = (uint32_t)(256 / d4 < 8 ? 256 / d4 : 8);
-    if (sh->group * sh->s_q > rm) return false;
-    uint32_t w = rm * d4 > 128 ? 256 : 128;
+ * group's query heads together, a subgroup a key; false when the shape or
+ * the device does not suit it (the fused kernel then runs). */
+typedef struct decode_cfg {
+    uint32_t wg, sg, u, qx, rows; /* threads, subgroup size, keys a subgroup at a time, pieces a lane, rows */
+} decode_cfg;
+
+static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in, decode_cfg *c) {
+    if (ctx->knobs.sdpa_decode == 0 || !ctx->has_subgroups) return false;
+    uint32_t sg = ctx->info.subgroup_min_size;
+    if (sg != ctx->info.subgroup_max_size || sg < 4 || sg > 128 || (sg & (sg - 1)) != 0) return false;
+    uint64_t d4 = sh->d / 4, rows = sh->group * sh->s_q;
+    if (sh->d % 4 != 0 || d4 > 64 || rows > 8) return false;
+    c->sg = sg;
+    c->wg = sg * 4 > 128 ? sg * 4 : 128;
+    c->u = 4;
+    c->qx = (uint32_t)((d4 + sg - 1) / sg);
+    c->rows = (uint32_t)rows;
+    if (rows * c->qx > 16) return false; /* registers */
     const WGPULimits *L = &ctx->limits;
-    if (w > L->maxComputeInvocationsPerWorkgroup || w > L->maxComputeWorkgroupSizeX) return false;
-    uint64_t smem = (uint64_t)rm * d4 * 16 + (uint64_t)rm * w * 4 + 3ull * rm * 4 + (uint64_t)w * 4 + 4;
+    if (c->wg > L->maxComputeInvocationsPerWorkgroup || c->wg > L->maxComputeWorkgroupSizeX) return false;
+    uint64_t w = c->wg / sg, smem = w * rows * d4 * 16 + 2 * w * rows * 4 + 4;
     if (smem > L->maxComputeWorkgroupStorageSize) return false;
     for (int i = 0; i < 3; i++)
         if (in[i]->nbytes > L->maxStorageBufferBindingSize) return false;
     if (sh->bh * sh->s_kv * d4 > UINT32_MAX) return false;
-    *wg = w;
-    *r_max = rm;
     return true;
 }
 
 static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
-                               wgnn_tensor *out, wgnn__plan *p, uint32_t wg, uint32_t r_max) {
+                               wgnn_tensor *out, wgnn__plan *p, const decode_cfg *c) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
     uint64_t n_b = sh->bh / sh->n_h, h_kv = sh->n_h / sh->group, units = n_b * h_kv;
-    /* splits: about 256 workgroups, each at least one block of keys */
-    uint64_t blocks = (sh->s_kv + wg - 1) / wg, want = (256 + units - 1) / units;
-    if (want > blocks) want = blocks;
-    if (want < 1) want = 1;
-    uint64_t chunk = (blocks + want - 1) / want * wg, n_split = (sh->s_kv + chunk - 1) / chunk;
+    /* splits: about 256 workgroups, each a multiple of the keys one pass of
+     * the workgroup takes (W subgroups x U keys) */
+    uint64_t step = (uint64_t)(c->wg / c->sg) * c->u, want = (256 + units - 1) / units;
+    uint64_t chunk = (sh->s_kv + want - 1) / want;
+    chunk = (chunk + step - 1) / step * step;
+    uint64_t n_split = (sh->s_kv + chunk - 1) / chunk;
     uint64_t rows = sh->bh * sh->s_q;
     if (n_split * rows * sh->d * 4 > ctx->limits.maxStorageBufferBindingSize)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: the split partials pass one storage binding");
     char pre[1536];
-    snprintf(pre, sizeof pre, "%sconst D4: u32 = %uu;\nconst R_MAX: u32 = %uu;\nconst WG: u32 = %uu;\n%s",
-             WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, r_max, wg, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32);
+    snprintf(pre, sizeof pre,
+             "enable subgroups;\n%sconst D4: u32 = %uu;\nconst R: u32 = %uu;\nconst SG: u32 = %uu;\nconst WG: u32 = %uu;\n"
+             "const U: u32 = %uu;\nconst QX: u32 = %uu;\n%s",
+             WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, c->rows, c->sg, c->wg, c->u, c->qx,
+             sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32);
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "sdpa_decode", pre, NULL, 0, &pipe);
     uint32_t gx, gy;
@@ -132,6 +140,7 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const wg
                                              &gx, &gy);
     if (s != WGNN_OK) return s;
     int part_o = wgnn__plan_scratch(p, n_split * rows * sh->d * 4u), part_ml = wgnn__plan_scratch(p, n_split * rows * 8u);
+    if (part_o < 0 || part_ml < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: no scratch slot left");
     decode_params dp = {(uint32_t)groups,         (uint32_t)n_b,      (uint32_t)h_kv,
                         (uint32_t)sh->n_h,        (uint32_t)sh->group, (uint32_t)sh->s_q,
                         (uint32_t)sh->s_kv,       (uint32_t)chunk,     (uint32_t)rows,
@@ -149,8 +158,8 @@ static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
                            wgnn_tensor *const *out, wgnn__plan *p) {
     sdpa_shape sh;
     kv_shape(n, &sh);
-    uint32_t wg, r_max;
-    if (decode_fits(ctx, &sh, in, &wg, &r_max)) return plan_decode(ctx, &sh, in, out[0], p, wg, r_max);
+    decode_cfg c;
+    if (decode_fits(ctx, &sh, in, &c)) return plan_decode(ctx, &sh, in, out[0], p, &c);
     return wgnn__sdpa_plan_fused(ctx, &sh, in, out[0], p);
 }
 
