@@ -29,7 +29,10 @@
     X(S, u32, top_k)       /* 0: off */                                \
     X(S, f32, top_p)       /* 1: off */                                \
     X(S, f32, temperature)
+#define ARGMAX_SPLIT_PARAMS(X, S) X(S, u32, n_groups) X(S, u32, n) X(S, u32, chunk) X(S, u32, split)
 WGNN__PARAMS_STRUCT(argmax_params, ARGMAX_PARAMS);
+WGNN__PARAMS_STRUCT(argmax_split_params, ARGMAX_SPLIT_PARAMS);
+WGNN__PARAMS_CHECK(argmax_split_params, ARGMAX_SPLIT_PARAMS)
 WGNN__PARAMS_STRUCT(sample_params, SAMPLE_PARAMS);
 WGNN__PARAMS_CHECK(argmax_params, ARGMAX_PARAMS)
 WGNN__PARAMS_CHECK(sample_params, SAMPLE_PARAMS)
@@ -100,10 +103,56 @@ static void argmax_config(const wgnn_context *ctx, uint64_t n, uint64_t inner, a
     c->wg = c->l * c->r;
 }
 
+/* Long contiguous rows, few of them (an LLM's logits): shaders/
+ * argmax_split.wgsl, chunks of 4 vec4 a thread in parallel, then one
+ * workgroup a row over the chunks' bests (the H200: 151936 logits took 88 us
+ * as one workgroup's walk). *done false: not this route. */
+#define ARGMAX_SPLIT_MIN 16384u
+static wgnn_status argmax_split_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                                     wgnn_tensor *const *out, wgnn__plan *p, uint64_t outer, uint64_t len,
+                                     bool *done) {
+    *done = false;
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256), vec = len % 4 == 0 ? 4u : 1u;
+    uint64_t units = len / vec, chunk = (uint64_t)wg * 4u, split = (units + chunk - 1) / chunk;
+    uint64_t lim = ctx->limits.maxStorageBufferBindingSize, groups = outer * split;
+    if (in[0]->nbytes > lim || groups * 8u > lim || groups > UINT32_MAX || units > UINT32_MAX) return WGNN_OK;
+    int sc = wgnn__plan_scratch(p, groups * 8u);
+    if (sc < 0) return WGNN_OK;
+    *done = true;
+    for (uint32_t pass = 1; pass <= 2; pass++) {
+        char pre[1024];
+        snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst VEC: u32 = %uu;\nconst INT: bool = %s;\nconst PASS: u32 = %uu;\n%s",
+                 WGNN__PARAMS_WGSL(ARGMAX_SPLIT_PARAMS), wg, vec, in[0]->dtype == WGNN_I32 ? "true" : "false", pass,
+                 vec == 4 ? "alias XV = vec4<u32>;\nfn comp(v: XV, c: u32) -> u32 { return v[c]; }\n"
+                          : "alias XV = u32;\nfn comp(v: XV, c: u32) -> u32 { return v; }\n");
+        const wgnn__pipe *pipe;
+        uint64_t ng = pass == 1 ? groups : outer;
+        uint32_t gx, gy;
+        wgnn_status s = wgnn__pipeline(ctx, "argmax_split", pre, NULL, 0, &pipe);
+        if (s == WGNN_OK)
+            s = wgnn__compute_2d_workgroup_count(ctx, ng, ctx->limits.maxComputeWorkgroupsPerDimension, "argmax", &gx,
+                                                 &gy);
+        if (s != WGNN_OK) return s;
+        argmax_split_params q = {(uint32_t)ng, (uint32_t)units, (uint32_t)chunk, (uint32_t)split};
+        wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
+        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+        wgnn__plan_bind(d, in[0]->buf, 0, 0);
+        wgnn__plan_bind_scratch(d, (uint32_t)sc, 0, groups * 8u);
+        wgnn__plan_bind(d, out[0]->buf, 0, 0);
+    }
+    (void)n;
+    return WGNN_OK;
+}
+
 static wgnn_status argmax_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                wgnn_tensor *const *out, wgnn__plan *p) {
     uint64_t outer, len, inner;
     wgnn__argmax_layout(n, &outer, &len, &inner);
+    if (inner == 1 && len >= ARGMAX_SPLIT_MIN && outer <= 64) {
+        bool done;
+        wgnn_status s = argmax_split_plan(ctx, n, in, out, p, outer, len, &done);
+        if (s != WGNN_OK || done) return s;
+    }
     argmax_cfg c;
     argmax_config(ctx, len, inner, &c);
     char pre[1024];
