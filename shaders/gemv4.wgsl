@@ -11,11 +11,13 @@
 // B_F16: W holds halves, a piece is a vec2<u32> (four halves).
 // PRE (linear's prologue, on x as it is read): 1 RMS: sum of squares of
 // each row of x kept beside the dot product (a column's lanes walk the whole
-// row), the result divided by sqrt(mean + eps); 2 SWIGLU: x's rows hold 2k
-// values (lda), and the product takes silu(x[:k]) * x[k:].
+// row), the result divided by sqrt(mean + eps); 3 RMS_W: the same with x
+// times the norm's weight (fn norm_w(piece), binding 5) in the product;
+// 2 SWIGLU: x's rows hold 2k values (lda), and the product takes
+// silu(x[:k]) * x[k:].
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WG, LANES, MR, alias BT4,
-// fn ldw(BT4) -> vec4<f32>, HAS_BIAS, ACT, PRE.
+// fn ldw(BT4) -> vec4<f32>, HAS_BIAS, ACT, PRE, fn norm_w(u32) -> vec4<f32>.
 // Dispatch: (ceil(n / NJ) folded into x*y, 1, batches); see common/grid.
 
 #include "common/act"
@@ -29,7 +31,8 @@
 
 const NJ: u32 = WG / LANES;
 var<workgroup> RED: array<f32, WG * MR>;
-var<workgroup> RED_SS: array<f32, select(1u, WG * MR, PRE == 1u)>;
+const RMS: bool = PRE == 1u || PRE == 3u;
+var<workgroup> RED_SS: array<f32, select(1u, WG * MR, RMS)>;
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
@@ -69,8 +72,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     let x1 = xin(ab + LANES);
                     let x2 = xin(ab + 2u * LANES);
                     let x3 = xin(ab + 3u * LANES);
-                    acc[r] += dot(x0, w0) + dot(x1, w1) + dot(x2, w2) + dot(x3, w3);
-                    if (PRE == 1u) { ss[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
+                    if (RMS) { ss[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
+                    if (PRE == 3u) {
+                        acc[r] += dot(x0 * norm_w(k), w0) + dot(x1 * norm_w(k + LANES), w1) +
+                                  dot(x2 * norm_w(k + 2u * LANES), w2) + dot(x3 * norm_w(k + 3u * LANES), w3);
+                    } else {
+                        acc[r] += dot(x0, w0) + dot(x1, w1) + dot(x2, w2) + dot(x3, w3);
+                    }
                 }
             }
         }
@@ -79,22 +87,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var r = 0u; r < MR; r++) {
                 if (r < P.m) {
                     let x = xin(a_base + r * lda + k);
-                    acc[r] += dot(x, w);
-                    if (PRE == 1u) { ss[r] += dot(x, x); }
+                    acc[r] += dot(select(x, x * norm_w(k), PRE == 3u), w);
+                    if (RMS) { ss[r] += dot(x, x); }
                 }
             }
         }
     }
     for (var r = 0u; r < MR; r++) {
         RED[r * WG + tid] = acc[r];
-        if (PRE == 1u) { RED_SS[r * WG + tid] = ss[r]; }
+        if (RMS) { RED_SS[r * WG + tid] = ss[r]; }
     }
     workgroupBarrier();
     for (var s = LANES / 2u; s > 0u; s >>= 1u) {
         if (lane < s) {
             for (var r = 0u; r < MR; r++) {
                 RED[r * WG + tid] += RED[r * WG + tid + s];
-                if (PRE == 1u) { RED_SS[r * WG + tid] += RED_SS[r * WG + tid + s]; }
+                if (RMS) { RED_SS[r * WG + tid] += RED_SS[r * WG + tid + s]; }
             }
         }
         workgroupBarrier();
@@ -105,7 +113,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var r = 0u; r < MR; r++) {
             if (r < P.m) {
                 var v = P.alpha * RED[r * WG + tid];
-                if (PRE == 1u) { v *= inverseSqrt(RED_SS[r * WG + tid] / f32(P.k) + P.eps); }
+                if (RMS) { v *= inverseSqrt(RED_SS[r * WG + tid] / f32(P.k) + P.eps); }
                 if (HAS_BIAS) { v += P.beta * BIAS[bias_base + r * P.bias_rs + j * P.bias_cs]; }
                 C[c_base + r * P.ldc + j] = act(vec4(v)).x;
             }

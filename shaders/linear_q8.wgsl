@@ -11,13 +11,14 @@
 // (a few rows) this is the weight-bound product.
 //
 // PRE (linear's prologue, on x as it is read; see gemv4.wgsl): 1 RMS, the
-// row's sum of squares kept beside the dot product; 2 SWIGLU, x's rows
-// hold 2k values and the product takes silu(x[:k]) * x[k:].
+// row's sum of squares kept beside the dot product; 3 RMS_W, the same with
+// x times the norm's weight (fn norm_w, binding 6) in the product; 2
+// SWIGLU, x's rows hold 2k values and the product takes silu(x[:k]) * x[k:].
 //
 // Prelude (src/ops/quant.c): struct Params (x_rs: x's row stride in vec4s;
 // bias_rs: 0 for a bias [n], n for one of the output's shape), consts WG,
 // LANES, MR, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu tanh, 4 silu:
-// after the bias), PRE.
+// after the bias), PRE, fn norm_w(u32) -> vec4<f32>.
 // Dispatch: (ceil(n / NJ) folded into x*y, row blocks); see common/grid.
 #include "common/act"
 #include "common/grid"
@@ -31,7 +32,8 @@
 
 const NJ: u32 = WG / LANES;
 var<workgroup> RED: array<f32, WG * MR>;
-var<workgroup> RED_SS: array<f32, select(1u, WG * MR, PRE == 1u)>;
+const RMS: bool = PRE == 1u || PRE == 3u;
+var<workgroup> RED_SS: array<f32, select(1u, WG * MR, RMS)>;
 
 // x's piece i (vec4 index) after the prologue
 fn xin(i: u32) -> vec4<f32> {
@@ -76,8 +78,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     let x1 = xin(xb + 1u);
                     let x2 = xin(xb + 2u);
                     let x3 = xin(xb + 3u);
-                    acc[r] += dot(x0, q0) + dot(x1, q1) + dot(x2, q2) + dot(x3, q3);
-                    if (PRE == 1u) { ss[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
+                    if (RMS) { ss[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
+                    if (PRE == 3u) {
+                        acc[r] += dot(x0 * norm_w(w), q0) + dot(x1 * norm_w(w + 1u), q1) + dot(x2 * norm_w(w + 2u), q2) +
+                                  dot(x3 * norm_w(w + 3u), q3);
+                    } else {
+                        acc[r] += dot(x0, q0) + dot(x1, q1) + dot(x2, q2) + dot(x3, q3);
+                    }
                 }
             }
         }
@@ -86,22 +93,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var r = 0u; r < MR; r++) {
                 if (r0 + r < P.m) {
                     let x = xin((r0 + r) * P.x_rs + w);
-                    acc[r] += dot(x, wv);
-                    if (PRE == 1u) { ss[r] += dot(x, x); }
+                    acc[r] += dot(select(x, x * norm_w(w), PRE == 3u), wv);
+                    if (RMS) { ss[r] += dot(x, x); }
                 }
             }
         }
     }
     for (var r = 0u; r < MR; r++) {
         RED[r * WG + tid] = acc[r];
-        if (PRE == 1u) { RED_SS[r * WG + tid] = ss[r]; }
+        if (RMS) { RED_SS[r * WG + tid] = ss[r]; }
     }
     workgroupBarrier();
     for (var s = LANES / 2u; s > 0u; s >>= 1u) {
         if (lane < s) {
             for (var r = 0u; r < MR; r++) {
                 RED[r * WG + tid] += RED[r * WG + tid + s];
-                if (PRE == 1u) { RED_SS[r * WG + tid] += RED_SS[r * WG + tid + s]; }
+                if (RMS) { RED_SS[r * WG + tid] += RED_SS[r * WG + tid + s]; }
             }
         }
         workgroupBarrier();
@@ -110,7 +117,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var r = 0u; r < MR; r++) {
             if (r0 + r < P.m) {
                 var v = RED[r * WG + tid] * SCALE[j];
-                if (PRE == 1u) { v *= inverseSqrt(RED_SS[r * WG + tid] / f32(4u * P.k4) + P.eps); }
+                if (RMS) { v *= inverseSqrt(RED_SS[r * WG + tid] / f32(4u * P.k4) + P.eps); }
                 if (HAS_BIAS) { v += BIAS[(r0 + r) * P.bias_rs + j]; }
                 Y[(r0 + r) * P.n + j] = act(v);
             }

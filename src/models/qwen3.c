@@ -6,7 +6,7 @@
  *   x = embedding(embed, ids)                                   [n, hidden]
  *   per layer (RMSNorm weights are folded into the columns of the matrix
  *   after them at load; linear's prologue=rms_norm divides rows by their RMS;
- *   int8 weights keep rms_norm nodes instead, see fold_norms):
+ *   int8 products take the weight in the prologue instead, see fold_norms):
  *     qkv = linear(x, prologue=rms_norm)  [n, (H + 2 Hkv) hd] (one stacked matrix)
  *     q = qkv_rope_cache(qkv, cos, sin, pos, k_cache, v_cache, q_norm, k_norm):
  *           heads [1, H, n, hd], q and k RMS-normalized per head (Qwen3) and
@@ -20,7 +20,7 @@
  *   the same bytes: views replace the permutes.
  *   logits = linear(x, lm_head, prologue=rms_norm) (every row, or the last
  *   row only, then argmax or sample on the GPU; a tied f32/f16 lm_head is
- *   the embedding itself, so there the final norm is an rms_norm node). */
+ *   the embedding itself: its prologue takes the norm's weight). */
 #include "models/builder.h"
 #include "models/lm.h"
 #include "models/model.h" /* wgnn__weight_read */
@@ -269,10 +269,10 @@ static wgnn_status load_mat(wgnn_lm *lm, const wgnn__st *st, const char *name, i
 }
 
 /* RMSNorm weights folded into the columns of the matrix after them (the
- * product then takes prologue=rms_norm: one dispatch less per norm): exact
- * up to rounding for float32 and float16 storage; not for int8 rows, whose
- * one scale per row would then be set by the largest norm weight and lose
- * the small columns' precision, so q8 keeps rms_norm nodes. */
+ * product then takes prologue=rms_norm): exact up to rounding for float32
+ * and float16 storage; not for int8 rows, whose one scale per row would then
+ * be set by the largest norm weight and lose the small columns' precision,
+ * so q8 products take the weight in the prologue (rms_norm_weight). */
 static bool fold_norms(const wgnn_lm *lm) { return lm->weights != WGNN_LM_WEIGHTS_Q8; }
 
 /* A float32 vector kept on the host (an RMSNorm weight folded into the
@@ -398,11 +398,13 @@ static wgnn_value cst(gb *b, wgnn_tensor *t, const char *what) { return wgnn__gb
  * res [rows, n] when res >= 0 (a residual added in the same pass; the
  * matrices that take one, o_proj and down_proj, have no bias in any
  * architecture read here). pre: linear's prologue on x, "rms_norm" (the
- * norm's weight is folded into the matrix at load) or "swiglu" (x holds
- * gate|up [rows, 2k]); NULL: none. */
-static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m, wgnn_value res, const char *pre) {
+ * norm's weight folded into the matrix at load), "rms_norm_weight" (the
+ * weight norm_w given, int8 matrices) or "swiglu" (x holds gate|up
+ * [rows, 2k]); NULL: none. */
+static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat *m, wgnn_value res, const char *pre,
+                      wgnn_tensor *norm_w) {
     const wgnn_lm *lm = b->user;
-    wgnn_value in[4] = {x, cst(b, m->w, label), -1, -1};
+    wgnn_value in[5] = {x, cst(b, m->w, label), -1, -1, -1};
     int n_in = 2;
     const char *op = "linear";
     if (m->scale) {
@@ -411,6 +413,7 @@ static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat
     }
     if (res >= 0) in[n_in++] = res;
     else if (m->bias) in[n_in++] = cst(b, m->bias, label);
+    if (norm_w) in[n_in++] = cst(b, norm_w, label);
     char ps[48], eps[48];
     snprintf(ps, sizeof ps, "prologue=%s", pre ? pre : "none");
     snprintf(eps, sizeof eps, "eps=%.17g", lm->info.rms_norm_eps);
@@ -418,23 +421,10 @@ static wgnn_value mat(gb *b, const char *label, wgnn_value x, const wgnn__lm_mat
     return gb_op(b, label, op, n_in, in, pre ? 2 : 0, args);
 }
 
-static wgnn_value rms(gb *b, const char *label, wgnn_value x, wgnn_tensor *w, int64_t dim) {
-    const wgnn_lm *lm = b->user;
-    char ns[48], eps[48];
-    snprintf(ns, sizeof ns, "normalized_shape=%lld", (long long)dim);
-    snprintf(eps, sizeof eps, "eps=%.17g", lm->info.rms_norm_eps);
-    const char *args[2] = {ns, eps};
-    wgnn_value in[2] = {x, cst(b, w, label)};
-    return gb_op(b, label, "rms_norm", 2, in, 2, args);
-}
-
-/* rms_norm(x) through m: the norm in the product's prologue when its
- * weight was folded into m (norm NULL), else a node of its own */
-static wgnn_value normed_mat(gb *b, const char *norm_label, wgnn_value x, wgnn_tensor *norm, const char *label,
-                             const wgnn__lm_mat *m) {
-    const wgnn_lm *lm = b->user;
-    if (!norm) return mat(b, label, x, m, -1, "rms_norm");
-    return mat(b, label, rms(b, norm_label, x, norm, lm->info.hidden_size), m, -1, NULL);
+/* rms_norm(x) through m, in the product's prologue: the norm's weight
+ * folded into m at load (norm NULL), or given (int8 rows) */
+static wgnn_value normed_mat(gb *b, wgnn_value x, wgnn_tensor *norm, const char *label, const wgnn__lm_mat *m) {
+    return mat(b, label, x, m, -1, norm ? "rms_norm_weight" : "rms_norm", norm);
 }
 
 static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, wgnn_value sinv, wgnn_value pos,
@@ -443,11 +433,10 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
     const wgnn_lm_info *in = &lm->info;
     const wgnn__lm_layer *L = &lm->layers[l];
     const int64_t H = in->num_heads, Hk = in->num_kv_heads, hd = in->head_dim;
-    char lab[96], lab2[96];
+    char lab[96];
 #define LAB(x) (snprintf(lab, sizeof lab, "layers.%d.%s", l, x), lab)
-#define LAB2(x) (snprintf(lab2, sizeof lab2, "layers.%d.%s", l, x), lab2)
     /* input_layernorm in the product's prologue (its weight folded into the matrix) */
-    wgnn_value qkv = normed_mat(b, LAB("input_layernorm"), x, L->in_norm, LAB2("self_attn.qkv_proj"), &L->qkv);
+    wgnn_value qkv = normed_mat(b, x, L->in_norm, LAB("self_attn.qkv_proj"), &L->qkv);
     /* one kernel: heads out of the stacked projection, q/k RMSNorm, RoPE,
      * and k, v written into the layer's cache at pos (in place) */
     char nh[48], nkv[48], eps[48];
@@ -472,12 +461,11 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
         att = gb_op(b, LAB("self_attn.merge"), "permute", 1, &att, 1, perm);
     }
     att = gb_view(b, att, 2, (int64_t[]){n, H * hd});
-    x = mat(b, LAB("self_attn.o_proj"), att, &L->o, x, NULL); /* + the residual */
+    x = mat(b, LAB("self_attn.o_proj"), att, &L->o, x, NULL, NULL); /* + the residual */
     /* post_attention_layernorm in gate|up's prologue, swiglu in down's */
-    wgnn_value h = normed_mat(b, LAB("post_attention_layernorm"), x, L->post_norm, LAB2("mlp.gate_up_proj"), &L->gate_up);
-    x = mat(b, LAB("mlp.down_proj"), h, &L->down, x, "swiglu"); /* + the residual */
+    wgnn_value h = normed_mat(b, x, L->post_norm, LAB("mlp.gate_up_proj"), &L->gate_up);
+    x = mat(b, LAB("mlp.down_proj"), h, &L->down, x, "swiglu", NULL); /* + the residual */
 #undef LAB
-#undef LAB2
     return x;
 }
 
@@ -508,9 +496,9 @@ wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
         const char *sl[2] = {"dim=0", st};
         x = gb_op(&b, "last", "slice", 1, &x, 2, sl);
     }
-    /* the final norm: its own node when the lm_head is the embedding itself
-     * (or int8), else the lm_head's prologue (the weight folded in at load) */
-    wgnn_value logits = normed_mat(&b, "norm", x, lm->norm, "lm_head", &lm->lm_head);
+    /* the final norm in the lm_head's prologue (its weight folded in at load
+     * where the lm_head is a float matrix of its own, else given) */
+    wgnn_value logits = normed_mat(&b, x, lm->norm, "lm_head", &lm->lm_head);
     if (gr->kind == WGNN__LM_LOGITS) {
         gr->out = logits;
     } else if (gr->kind == WGNN__LM_ARGMAX) {

@@ -173,6 +173,7 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
     for (int i = 0; i < 3; i++) bind_range(d, sp[i].o, start[i], bytes[i]);
     if (has_bias) bind_range(d, sp[3].o, start[3], bytes[3]);
     else bind_range(d, sp[0].o, start[0], bytes[0]); /* unused: any read-only buffer */
+    if (g->pre == WGNN__PRE_RMS_W) wgnn__plan_bind(d, g->prew, 0, 0); /* gemv4 only (others ran a pre-pass) */
     return WGNN_OK;
 }
 
@@ -331,12 +332,13 @@ static wgnn_status plan_pre_pass(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
     if (sc < 0)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "linear: the %s input (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu)",
-                         g->pre == WGNN__PRE_RMS ? "normalized" : "gated", (unsigned long long)bytes,
+                         g->pre == WGNN__PRE_SWIGLU ? "gated" : "normalized", (unsigned long long)bytes,
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
     wgnn__binding x = {g->a.buf, g->a.off * 4u, (uint64_t)g->m * row * 4u, g->a.buf ? 0u : (uint32_t)g->a.scratch + 1u};
     wgnn__binding y = {NULL, 0, bytes, (uint32_t)sc + 1u};
-    wgnn_status s = g->pre == WGNN__PRE_RMS ? wgnn__plan_rms_rows(ctx, p, x, y, g->m, g->k, g->eps)
-                                            : wgnn__plan_swiglu_rows(ctx, p, x, y, g->m, g->k);
+    wgnn_status s = g->pre == WGNN__PRE_SWIGLU
+                        ? wgnn__plan_swiglu_rows(ctx, p, x, y, g->m, g->k)
+                        : wgnn__plan_rms_rows(ctx, p, x, y, g->m, g->k, g->eps, g->pre == WGNN__PRE_RMS_W ? g->prew : NULL);
     if (s != WGNN_OK) return s;
     wgnn__gemm h = *g;
     h.pre = WGNN__PRE_NONE;
@@ -383,12 +385,15 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         t.wy = lanes;
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\n%s"
-                 "const HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n",
+                 "const HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s",
                  WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr,
                  g->b_f16 ? "alias BT4 = vec2<u32>;\n"
                             "fn ldw(x: BT4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n"
                           : "alias BT4 = vec4<f32>;\nfn ldw(x: BT4) -> vec4<f32> { return x; }\n",
-                 has_bias ? "true" : "false", (unsigned)g->act, (unsigned)g->pre);
+                 has_bias ? "true" : "false", (unsigned)g->act, (unsigned)g->pre,
+                 g->pre == WGNN__PRE_RMS_W ? "@group(0) @binding(5) var<storage, read> NW: array<vec4<f32>>;\n"
+                                             "fn norm_w(i: u32) -> vec4<f32> { return NW[i]; }\n"
+                                           : "fn norm_w(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }\n");
     } else if (t.gemv_mr)
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst B_F16: bool = %s;\n"
@@ -621,15 +626,38 @@ bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n
 
 enum { LIN_ACT, LIN_PRE, LIN_EPS };
 
+int wgnn__linear_norm_input(const wgnn__node *n, int n_fixed, int pre_arg, bool *has_bias) {
+    bool w = n->arg[pre_arg].i[0] == WGNN__PRE_RMS_W;
+    *has_bias = n->n_in > n_fixed + (w ? 1 : 0);
+    return w ? n->n_in - 1 : -1;
+}
+
 /* in_features as the input stores it: twice the weight's with swiglu */
 static int64_t linear_in_row(const wgnn__node *n, int64_t k) {
     return n->arg[LIN_PRE].i[0] == WGNN__PRE_SWIGLU ? 2 * k : k;
 }
 
+/* the prologue's norm weight: float32 [k], where prologue=rms_norm_weight */
+static wgnn_status norm_weight_check(wgnn__node *n, int at, int64_t k) {
+    if (at < 0) return WGNN_OK;
+    const wgnn_desc *g = &n->in[at];
+    if (at < 2 || g->dtype != WGNN_F32 || g->rank != 1 || g->dims[0] != k) {
+        char gs[160];
+        wgnn__dims_str(g, gs, sizeof gs);
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "prologue=rms_norm_weight takes the norm's weight float32 [in_features] = [%lld] as the "
+                              "last input; input %d is %s %s",
+                              (long long)k, at, wgnn_dtype_name(g->dtype), gs);
+    }
+    return WGNN_OK;
+}
+
 static wgnn_status linear_check(wgnn__node *n) {
+    bool has_bias;
+    int gw = wgnn__linear_norm_input(n, 2, LIN_PRE, &has_bias);
     wgnn_status s = need_dtype(n, 0, "input", false);
     if (s == WGNN_OK) s = need_dtype(n, 1, "weight", true);
-    if (s == WGNN_OK && n->n_in > 2) s = need_dtype(n, 2, "bias", false);
+    if (s == WGNN_OK && has_bias) s = need_dtype(n, 2, "bias", false);
     if (s != WGNN_OK) return s;
     const wgnn_desc *x = &n->in[0], *w = &n->in[1];
     if (x->rank < 1) return rank_err(n, "input", 0, "[..., in_features] (rank >= 1)");
@@ -642,10 +670,11 @@ static wgnn_status linear_check(wgnn__node *n) {
     }
     if (!(n->arg[LIN_EPS].f >= 0) || !isfinite(n->arg[LIN_EPS].f))
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[LIN_EPS].f);
+    if ((s = norm_weight_check(n, gw, w->dims[1])) != WGNN_OK) return s;
     n->n_out = 1;
     n->out[0] = *x;
     n->out[0].dims[x->rank - 1] = w->dims[0];
-    if (n->n_in > 2) {
+    if (has_bias) {
         if (!wgnn__linear_bias_ok(&n->in[2], &n->out[0], w->dims[0])) {
             char want[400], os[160];
             wgnn__dims_str(&n->out[0], os, sizeof os);
@@ -658,6 +687,8 @@ static wgnn_status linear_check(wgnn__node *n) {
 
 static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                wgnn_tensor *const *out, wgnn__plan *p) {
+    bool has_bias;
+    int gw = wgnn__linear_norm_input(n, 2, LIN_PRE, &has_bias);
     int64_t k = in[1]->dims[1], nn = in[1]->dims[0], row = linear_in_row(n, k);
     int64_t m = (int64_t)(in[0]->numel / (uint64_t)row);
     int64_t d[3] = {m, row, nn};
@@ -665,12 +696,12 @@ static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
     if (s != WGNN_OK) return s;
     wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
                     .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]),
-                    .bias = n->n_in > 2 ? operand(in[2]) : k_none,
+                    .bias = has_bias ? operand(in[2]) : k_none,
                     .lda = (uint64_t)row, .ldb = (uint64_t)k, .ldc = (uint64_t)nn,
-                    .bias_rs = n->n_in > 2 && n->in[2].rank > 1 ? (uint64_t)nn : 0, .bias_cs = 1,
+                    .bias_rs = has_bias && n->in[2].rank > 1 ? (uint64_t)nn : 0, .bias_cs = 1,
                     .trans_b = true, .b_f16 = in[1]->dtype == WGNN_F16, .alpha = 1, .beta = 1,
                     .act = (wgnn__act)n->arg[LIN_ACT].i[0], .pre = (wgnn__pre)n->arg[LIN_PRE].i[0],
-                    .eps = (float)n->arg[LIN_EPS].f};
+                    .eps = (float)n->arg[LIN_EPS].f, .prew = gw >= 0 ? in[gw]->buf : NULL};
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
@@ -762,20 +793,22 @@ static const wgnn_op_arg_info k_linear_args[] = {
     {"activation", "none|relu|gelu|gelu_tanh|silu", "none",
      "applied to the result, bias included, in the same pass (wgnn's fused epilogue; not an argument of "
      "aten's linear)"},
-    {"prologue", "none|rms_norm|swiglu", "none",
+    {"prologue", "none|rms_norm|swiglu|rms_norm_weight", "none",
      "done to the input first (not an argument of aten's linear): rms_norm divides each row by "
-     "sqrt(mean(row^2) + eps) (RMSNorm without its weight: fold that into weight's columns); swiglu takes an "
-     "input [..., 2 * in_features] and uses silu(input[..., :in]) * input[..., in:]. Fused into the GEMV for "
-     "up to 4 rows, else a pass of its own"},
+     "sqrt(mean(row^2) + eps) (RMSNorm without its weight: fold that into weight's columns); "
+     "rms_norm_weight also multiplies by the norm's weight [in_features], given as the last input; swiglu "
+     "takes an input [..., 2 * in_features] and uses silu(input[..., :in]) * input[..., in:]. Fused into the "
+     "GEMV for up to 4 rows, else a pass of its own"},
     {"eps", "float", "1e-6", "rms_norm's epsilon"},
 };
 
 const wgnn__op wgnn__op_linear = {
-    {"linear", "nn.Linear: input @ weight^T + bias [, then an activation]", "input, weight, [bias]",
+    {"linear", "nn.Linear: input @ weight^T + bias [, then an activation]", "input, weight, [bias], [norm_weight]",
      "input [..., in_features] ([..., 2 * in_features] with prologue=swiglu), weight [out_features, "
      "in_features] (float32, or float16 storage read as float32), bias [out_features], or the output's whole "
-     "shape (e.g. a residual added in the same pass) -> [..., out_features]; float32",
-     2, 3, 3, k_linear_args},
+     "shape (e.g. a residual added in the same pass), norm_weight [in_features] (prologue=rms_norm_weight "
+     "only) -> [..., out_features]; float32",
+     2, 4, 3, k_linear_args},
     linear_check,
     linear_plan,
     wgnn__ref_linear,

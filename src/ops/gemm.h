@@ -30,9 +30,10 @@ typedef enum wgnn__act {
 
 /* What is done to A's rows before the product (linear's `prologue`):
  * RMS: each row of A divided by sqrt(mean(row^2) + eps) (RMSNorm without its
- * weight, which the caller folds into B); SWIGLU: A's rows hold 2k values,
- * and the product takes silu(a[:k]) * a[k:]. */
-typedef enum wgnn__pre { WGNN__PRE_NONE = 0, WGNN__PRE_RMS = 1, WGNN__PRE_SWIGLU = 2 } wgnn__pre;
+ * weight, which the caller folds into B); RMS_W: the same times the
+ * weight prew [k] (RMSNorm whole); SWIGLU: A's rows hold 2k values, and the
+ * product takes silu(a[:k]) * a[k:]. */
+typedef enum wgnn__pre { WGNN__PRE_NONE = 0, WGNN__PRE_RMS = 1, WGNN__PRE_SWIGLU = 2, WGNN__PRE_RMS_W = 3 } wgnn__pre;
 
 typedef struct wgnn__gemm_operand {
     WGPUBuffer buf;      /* NULL: plan scratch buffer `scratch` */
@@ -51,6 +52,7 @@ typedef struct wgnn__gemm {
     wgnn__act act;
     wgnn__pre pre; /* batch 1, A not transposed; lda counts A's stored row (2k for SWIGLU) */
     float eps;     /* RMS's */
+    WGPUBuffer prew; /* RMS_W's weight [k] float32 */
 } wgnn__gemm;
 
 /* Appends the dispatches of one GEMM to p (chunked over the batch or split
@@ -60,5 +62,11 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
 /* linear's and linear_q8's bias rule: [n], or the output's whole shape
  * (a residual added in the same pass). */
 bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n);
+
+/* linear's and linear_q8's prologue argument: the row's input count without
+ * it (n_fixed: 2 for linear, 3 for linear_q8), whether a bias is given, and
+ * where the norm weight is (-1: none): prologue=rms_norm_weight takes it as
+ * the last input. */
+int wgnn__linear_norm_input(const wgnn__node *n, int n_fixed, int pre_arg, bool *has_bias);
 
 #endif /* WGNN_GEMM_H */

@@ -394,8 +394,8 @@ static wgnn_status layer_norm_plan(wgnn_context *ctx, const wgnn__node *n, const
 }
 
 wgnn_status wgnn__plan_rms_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y, uint64_t rows,
-                                uint64_t n, float eps) {
-    rows_job j = {.op = ROWS_RMS_NORM, .outer = rows, .n = n, .inner = 1, .eps = eps, .x = x, .y = y};
+                                uint64_t n, float eps, WGPUBuffer w) {
+    rows_job j = {.op = ROWS_RMS_NORM, .outer = rows, .n = n, .inner = 1, .eps = eps, .x = x, .y = y, .w = w};
     return plan_rows(ctx, p, &j, "rms_norm");
 }
 

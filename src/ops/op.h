@@ -71,11 +71,11 @@ static inline int wgnn__op_inplace_input(const wgnn__op *row, int j) {
 }
 
 /* Row passes other rows' plans share (linear's prologue into scratch):
- * y[r] = x[r] / sqrt(mean(x[r]^2) + eps) over rows of n values
- * (src/ops/norm.c); y[r] = silu(x[r][:n]) * x[r][n:] over rows of 2n
+ * y[r] = x[r] / sqrt(mean(x[r]^2) + eps) (* w, [n], when w is not NULL)
+ * over rows of n values (src/ops/norm.c); y[r] = silu(x[r][:n]) * x[r][n:] over rows of 2n
  * values (src/ops/glu.c). */
 wgnn_status wgnn__plan_rms_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y, uint64_t rows,
-                                uint64_t n, float eps);
+                                uint64_t n, float eps, WGPUBuffer w);
 /* dst[0..words) = src[0..words), 32-bit words (src/ops/shape.c). */
 wgnn_status wgnn__plan_copy_words(wgnn_context *ctx, wgnn__plan *p, WGPUBuffer src, WGPUBuffer dst, uint64_t words);
 wgnn_status wgnn__plan_swiglu_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y,

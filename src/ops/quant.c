@@ -58,20 +58,24 @@ static wgnn_status plan_dequant_gemm(wgnn_context *ctx, const wgnn__node *n, con
     wgnn__plan_bind(d, in[1]->buf, 0, 0);
     wgnn__plan_bind(d, in[2]->buf, 0, 0);
     wgnn__plan_bind_scratch(d, (uint32_t)sc, 0, 0);
-    bool bias = n->n_in > 3;
+    bool bias;
+    int gw = wgnn__linear_norm_input(n, 3, Q8_PRE, &bias);
     wgnn__gemm g = {.m = (uint32_t)rows, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
                     .a = {in[0]->buf, -1, 0, 0}, .b = {NULL, sc, 0, 0}, .c = {out[0]->buf, -1, 0, 0},
                     .bias = bias ? (wgnn__gemm_operand){in[3]->buf, -1, 0, 0} : (wgnn__gemm_operand){NULL, -1, 0, 0},
                     .lda = k, .ldb = k, .ldc = nn, .bias_rs = bias && n->in[3].rank > 1 ? nn : 0, .bias_cs = 1,
                     .trans_b = true, .alpha = 1, .beta = 1, .act = (wgnn__act)n->arg[Q8_ACT].i[0],
-                    .pre = (wgnn__pre)n->arg[Q8_PRE].i[0], .eps = (float)n->arg[Q8_EPS].f};
+                    .pre = (wgnn__pre)n->arg[Q8_PRE].i[0], .eps = (float)n->arg[Q8_EPS].f,
+                    .prew = gw >= 0 ? in[gw]->buf : NULL};
     if (g.pre == WGNN__PRE_SWIGLU) g.lda = 2 * k;
     *done = true;
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
 static wgnn_status q8_check(wgnn__node *n) {
-    const wgnn_desc *x = &n->in[0], *w = &n->in[1], *sc = &n->in[2], *b = n->n_in > 3 ? &n->in[3] : NULL;
+    bool has_bias;
+    int gw = wgnn__linear_norm_input(n, 3, Q8_PRE, &has_bias);
+    const wgnn_desc *x = &n->in[0], *w = &n->in[1], *sc = &n->in[2], *b = has_bias ? &n->in[3] : NULL;
     char xs[160], ws[160], ss[160];
     wgnn__dims_str(x, xs, sizeof xs);
     wgnn__dims_str(w, ws, sizeof ws);
@@ -93,6 +97,17 @@ static wgnn_status q8_check(wgnn__node *n) {
                               (long long)(w->dims[1] * 4));
     if (!(n->arg[Q8_EPS].f >= 0) || !isfinite(n->arg[Q8_EPS].f))
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[Q8_EPS].f);
+    if (gw >= 0) {
+        const wgnn_desc *g = &n->in[gw];
+        if (gw < 3 || g->dtype != WGNN_F32 || g->rank != 1 || g->dims[0] != k) {
+            char gs[160];
+            wgnn__dims_str(g, gs, sizeof gs);
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "prologue=rms_norm_weight takes the norm's weight float32 [K] = [%lld] as the last "
+                                  "input; input %d is %s %s",
+                                  (long long)k, gw, wgnn_dtype_name(g->dtype), gs);
+        }
+    }
     if (sc->dtype != WGNN_F32 || sc->rank != 1 || sc->dims[0] != w->dims[0])
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale is %s %s; it must be float32 [N] = [%lld]",
                               wgnn_dtype_name(sc->dtype), ss, (long long)w->dims[0]);
@@ -148,11 +163,15 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "linear_q8: %llu rows need more row blocks than a grid dim holds",
                          (unsigned long long)rows);
     char pre[1024];
-    bool bias = n->n_in > 3;
+    bool bias;
+    int gw = wgnn__linear_norm_input(n, 3, Q8_PRE, &bias);
     snprintf(pre, sizeof pre,
              "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst HAS_BIAS: bool = %s;\n"
-             "const ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n",
-             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, bias ? "true" : "false", (unsigned)n->arg[Q8_ACT].i[0], prol);
+             "const ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s",
+             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, bias ? "true" : "false", (unsigned)n->arg[Q8_ACT].i[0], prol,
+             gw >= 0 ? "@group(0) @binding(6) var<storage, read> NW: array<vec4<f32>>;\n"
+                       "fn norm_w(i: u32) -> vec4<f32> { return NW[i]; }\n"
+                     : "fn norm_w(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }\n");
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "linear_q8", pre, NULL, 0, &pipe);
     uint32_t nj = wg / lanes, gx, gy;
@@ -169,18 +188,21 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     wgnn__plan_bind(d, in[2]->buf, 0, 0);
     wgnn__plan_bind(d, out[0]->buf, 0, 0);
     wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, bias ? in[3]->buf : NULL, false), 0, 0);
+    if (gw >= 0) wgnn__plan_bind(d, in[gw]->buf, 0, 0);
     return WGNN_OK;
 }
 
 static wgnn_status q8_ref(wgnn__node *n, const void *const *in, void *const *out) {
-    const float *x = in[0], *sc = in[2], *bias = n->n_in > 3 ? in[3] : NULL;
+    bool has_bias;
+    int gw = wgnn__linear_norm_input(n, 3, Q8_PRE, &has_bias);
+    const float *x = in[0], *sc = in[2], *bias = has_bias ? in[3] : NULL;
     const int8_t *w = in[1]; /* little-endian words: byte order is k order */
     int pre = (int)n->arg[Q8_PRE].i[0];
     uint64_t k = (uint64_t)n->in[1].dims[1] * 4u, nn = (uint64_t)n->in[1].dims[0];
     uint64_t rows = wgnn__desc_numel(&n->in[0]) / (pre == WGNN__PRE_SWIGLU ? 2 * k : k);
     float *xp = NULL;
     if (pre) {
-        xp = wgnn__ref_prologue(x, rows, k, pre, n->arg[Q8_EPS].f);
+        xp = wgnn__ref_prologue(x, rows, k, pre, n->arg[Q8_EPS].f, gw >= 0 ? in[gw] : NULL);
         if (!xp) return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
         x = xp;
     }
@@ -200,18 +222,20 @@ static wgnn_status q8_ref(wgnn__node *n, const void *const *in, void *const *out
 
 static const wgnn_op_arg_info k_q8_args[] = {
     {"activation", "none|relu|gelu|gelu_tanh|silu", "none", "applied to the result, bias included, as linear's"},
-    {"prologue", "none|rms_norm|swiglu", "none", "done to the input first, as linear's"},
+    {"prologue", "none|rms_norm|swiglu|rms_norm_weight", "none",
+     "done to the input first, as linear's (rms_norm_weight: the norm's weight [K] is the last input; int8 rows "
+     "keep their precision where the weight is not folded into them)"},
     {"eps", "float", "1e-6", "rms_norm's epsilon"},
 };
 
 const wgnn__op wgnn__op_linear_q8 = {
     {"linear_q8",
      "input . (weight * scale)^T + bias on int8 weights with a float32 scale per output (weight-only quantization)",
-     "input, weight, scale, [bias]",
+     "input, weight, scale, [bias], [norm_weight]",
      "input [..., K] float32 (K % 4 == 0; [..., 2K] with prologue=swiglu), weight int32 [N, K/4] (int8 [N, K] packed four to a word, k ascending "
      "from the low byte: numpy's w8.view(np.int32)), scale float32 [N], bias float32 [N] or of the output's "
      "shape -> [..., N] float32",
-     3, 4, 3, k_q8_args},
+     3, 5, 3, k_q8_args},
     q8_check,
     q8_plan,
     q8_ref,

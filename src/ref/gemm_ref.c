@@ -3,6 +3,7 @@
 #include "gemm_ref.h"
 
 #include "elementwise_ref.h"
+#include "ops/gemm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -98,16 +99,16 @@ wgnn_status wgnn__ref_matmul(wgnn__node *n, const void *const *in, void *const *
     return WGNN_OK;
 }
 
-float *wgnn__ref_prologue(const float *x, uint64_t rows, uint64_t k, int pre, double eps) {
+float *wgnn__ref_prologue(const float *x, uint64_t rows, uint64_t k, int pre, double eps, const float *w) {
     float *y = malloc((size_t)(rows * k) * sizeof *y);
     if (!y) return NULL;
     for (uint64_t r = 0; r < rows; r++) {
-        if (pre == 1) {
+        if (pre == 1 || pre == 3) {
             const float *xr = x + r * k;
             double ss = 0;
             for (uint64_t i = 0; i < k; i++) ss += (double)xr[i] * xr[i];
             double inv = 1.0 / sqrt(ss / (double)k + eps);
-            for (uint64_t i = 0; i < k; i++) y[r * k + i] = (float)(xr[i] * inv);
+            for (uint64_t i = 0; i < k; i++) y[r * k + i] = (float)(xr[i] * inv * (pre == 3 ? w[i] : 1.0));
         } else {
             const float *xr = x + r * 2 * k;
             for (uint64_t i = 0; i < k; i++) {
@@ -122,13 +123,16 @@ float *wgnn__ref_prologue(const float *x, uint64_t rows, uint64_t k, int pre, do
 wgnn_status wgnn__ref_linear(wgnn__node *n, const void *const *in, void *const *out) {
     int64_t k = n->in[1].dims[1], nn = n->in[1].dims[0];
     int pre = (int)n->arg[1].i[0];
+    bool has_bias;
+    int gw = wgnn__linear_norm_input(n, 2, 1, &has_bias);
     int64_t m = (int64_t)(wgnn__desc_numel(&n->in[0]) / (uint64_t)(pre == 2 ? 2 * k : k));
     bool b16 = n->in[1].dtype == WGNN_F16;
-    bool full = n->n_in > 2 && n->in[2].rank > 1; /* a bias of the output's shape */
-    float *xp = pre ? wgnn__ref_prologue(in[0], (uint64_t)m, (uint64_t)k, pre, n->arg[2].f) : NULL;
+    bool full = has_bias && n->in[2].rank > 1; /* a bias of the output's shape */
+    float *xp = pre ? wgnn__ref_prologue(in[0], (uint64_t)m, (uint64_t)k, pre, n->arg[2].f, gw >= 0 ? in[gw] : NULL)
+                    : NULL;
     if (pre && !xp) return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
     /* B(k, j) = weight[j*K + k] */
-    gemm(m, nn, k, pre ? xp : in[0], k, 1, in[1], b16, 1, k, out[0], 1, 1, n->n_in > 2 ? in[2] : NULL, full ? nn : 0, 1);
+    gemm(m, nn, k, pre ? xp : in[0], k, 1, in[1], b16, 1, k, out[0], 1, 1, has_bias ? in[2] : NULL, full ? nn : 0, 1);
     free(xp);
     wgnn__ref_act(out[0], (uint64_t)(m * nn), (int)n->arg[0].i[0]);
     return WGNN_OK;

@@ -32,8 +32,8 @@ wgnn_status wgnn__ref_addmm(wgnn__node *n, const void *const *in, void *const *o
  * 0 none, 1 relu (NaN kept), 2 gelu (erf), 3 gelu tanh, 4 silu. */
 void wgnn__ref_act(float *y, uint64_t n, int act);
 /* linear's prologue on rows of x (pre 1: RMS without a weight, x [rows, k];
- * pre 2: swiglu, x [rows, 2k]) into a new [rows, k] array (free it), or
- * NULL when out of memory. */
-float *wgnn__ref_prologue(const float *x, uint64_t rows, uint64_t k, int pre, double eps);
+ * 3: RMS times w [k]; 2: swiglu, x [rows, 2k]) into a new [rows, k] array
+ * (free it), or NULL when out of memory. */
+float *wgnn__ref_prologue(const float *x, uint64_t rows, uint64_t k, int pre, double eps, const float *w);
 
 #endif /* WGNN_GEMM_REF_H */
