@@ -10,8 +10,8 @@
  *
  * Graph (per block): LN -> linear to q|k|v (one [3H, H] matrix) -> view
  * [B,T,3,heads,hd] -> permute to [3,B,heads,T,hd] -> split -> sdpa ->
- * permute back -> linear -> residual add; LN -> linear -> gelu -> linear ->
- * residual add. The patch embedding (a conv with stride = kernel = patch)
+ * permute back -> linear -> residual add; LN -> linear with the GELU in its
+ * epilogue -> linear -> residual add. The patch embedding (a conv with stride = kernel = patch)
  * is a permute of the pixels to [B, patches, C*p*p] and a linear. */
 #include "models/builder.h"
 #include "models/model.h"
@@ -276,14 +276,16 @@ static wgnn_value gb_weight(gb *b, const char *name) {
 
 /* x [..., K] -> [..., N]: linear on a float16 weight [N, K]; addmm on a
  * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
- * back). */
-static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *name) {
-    char w[192], bb[192];
+ * back). gelu: the model's GELU in the product's epilogue. */
+static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, bool gelu) {
+    char w[192], bb[192], act[48];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bb, sizeof bb, "%s.bias", name);
+    snprintf(act, sizeof act, "activation=%s", strcmp(model_of(b)->gelu, "tanh") == 0 ? "gelu_tanh" : "gelu");
+    const char *args[1] = {act};
     if (model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16) {
         wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
-        return gb_op(b, label ? label : name, "linear", 3, in, 0, NULL);
+        return gb_op(b, label ? label : name, "linear", 3, in, gelu ? 1 : 0, args);
     }
     wgnn_desc dx;
     if (b->s != WGNN_OK || x < 0) return -1;
@@ -297,10 +299,14 @@ static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *nam
     for (int i = 0; i + 1 < dx.rank; i++) rows *= dx.dims[i];
     wgnn_value x2 = dx.rank == 2 ? x : gb_view(b, x, 2, (int64_t[]){rows, k});
     wgnn_value in[3] = {gb_weight(b, bb), x2, gb_weight(b, w)};
-    wgnn_value y = gb_op(b, label ? label : name, "addmm", 3, in, 0, NULL);
+    wgnn_value y = gb_op(b, label ? label : name, "addmm", 3, in, gelu ? 1 : 0, args);
     if (dx.rank == 2) return y;
     dx.dims[dx.rank - 1] = n;
     return gb_view(b, y, dx.rank, dx.dims);
+}
+
+static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *name) {
+    return linear_act(b, label, x, name, false);
 }
 
 static wgnn_value layer_norm(gb *b, wgnn_value x, const char *name) {
@@ -317,13 +323,6 @@ static wgnn_value layer_norm(gb *b, wgnn_value x, const char *name) {
 static wgnn_value add(gb *b, const char *label, wgnn_value x, wgnn_value y) {
     wgnn_value in[2] = {x, y};
     return gb_op(b, label, "add", 2, in, 0, NULL);
-}
-
-static wgnn_value gelu(gb *b, const char *label, wgnn_value x) {
-    char a[32];
-    snprintf(a, sizeof a, "approximate=%s", model_of(b)->gelu);
-    const char *args[1] = {a};
-    return gb_op(b, label, "gelu", 1, &x, 1, args);
 }
 
 /* [B, T, n*H] (n stacked projections) -> n values [B, heads, T, hd]. */
@@ -363,9 +362,7 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     snprintf(lab, sizeof lab, "%s.residual1", a);
     x = add(b, lab, x, att);
     h = layer_norm(b, x, n.n2);
-    h = linear(b, n.f1, h, n.f1);
-    snprintf(lab, sizeof lab, "%s.mlp.gelu", a);
-    h = gelu(b, lab, h);
+    h = linear_act(b, n.f1, h, n.f1, true); /* the GELU in fc1's epilogue */
     h = linear(b, n.f2, h, n.f2);
     snprintf(lab, sizeof lab, "%s.residual2", a);
     return add(b, lab, x, h);
@@ -436,8 +433,7 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
         att = gb_view(&b, att, 2, (int64_t[]){B, hid}); /* [B, heads, 1, hd] is [B, 1, heads, hd] */
         wgnn_value r = linear(&b, "head.attention.out_proj", att, "head.attention.out_proj");
         wgnn_value h = layer_norm(&b, r, "head.layernorm");
-        h = linear(&b, "head.mlp.fc1", h, "head.mlp.fc1");
-        h = gelu(&b, "head.mlp.gelu", h);
+        h = linear_act(&b, "head.mlp.fc1", h, "head.mlp.fc1", true);
         h = linear(&b, "head.mlp.fc2", h, "head.mlp.fc2");
         m->v_pool = add(&b, "head.residual", r, h);
     }

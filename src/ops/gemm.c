@@ -756,7 +756,7 @@ static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
                     .bias = beta != 0 ? operand(c) : k_none, /* beta = 0: self is ignored (NaN too), as PyTorch */
                     .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn,
                     .bias_rs = cd[0] == 1 ? 0 : (uint64_t)cd[1], .bias_cs = cd[1] == 1 ? 0 : 1,
-                    .alpha = (float)n->arg[1].f, .beta = (float)beta};
+                    .alpha = (float)n->arg[1].f, .beta = (float)beta, .act = (wgnn__act)n->arg[2].i[0]};
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
@@ -818,11 +818,13 @@ const wgnn__op wgnn__op_linear = {
 static const wgnn_op_arg_info k_addmm_args[] = {
     {"beta", "float", "1", "multiplies self; 0 ignores self (NaN and inf in it too)"},
     {"alpha", "float", "1", "multiplies mat1 @ mat2"},
+    {"activation", "none|relu|gelu|gelu_tanh|silu", "none",
+     "applied to the result in the same pass, as linear's (wgnn's; not an argument of aten's addmm)"},
 };
 
 const wgnn__op wgnn__op_addmm = {
     {"addmm", "beta * self + alpha * (mat1 @ mat2)", "self, mat1, mat2",
-     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N] -> [M, N]; float32", 3, 3, 2, k_addmm_args},
+     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N] -> [M, N]; float32", 3, 3, 3, k_addmm_args},
     addmm_check,
     addmm_plan,
     wgnn__ref_addmm,
