@@ -12,7 +12,9 @@
 // into the caches [B, Hk, ctx, D] at row positions[t] (in place: a decode
 // step's cache append in the same kernel); a position outside [0, ctx)
 // writes nothing and records itself in the context's data-error words.
-// Prelude: struct Params, consts HALF, WG, HAS_NORM, and
+// Without cos and sin (HAS_ROPE false) the heads are only split out (an
+// encoder's stacked q|k|v).
+// Prelude: struct Params, consts HALF, WG, HAS_NORM, HAS_ROPE, and
 // fn kv_row(b, hk, t) -> u32: the row of token t of head hk in K / V (none
 // when 0xFFFFFFFF), with the cache mode's bindings 9 (positions) and 10
 // (data-error words).
@@ -77,8 +79,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let c = t * D;
-    let y0 = x0 * COS[c + i] - x1 * SIN[c + i];
-    let y1 = x1 * COS[c + i + HALF] + x0 * SIN[c + i + HALF];
+    var y0 = x0;
+    var y1 = x1;
+    if (HAS_ROPE) {
+        y0 = x0 * COS[c + i] - x1 * SIN[c + i];
+        y1 = x1 * COS[c + i + HALF] + x0 * SIN[c + i + HALF];
+    }
     if (head < P.h) {
         let o = ((b * P.h + head) * P.n + t) * D;
         Q[o + i] = y0;

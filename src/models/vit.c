@@ -8,8 +8,8 @@
  *   SigLIP  no CLS; post-LayerNorm; pooler: attention pooling with a learned
  *           probe query, LayerNorm and MLP with residual; tanh GELU
  *
- * Graph (per block): LN -> linear to q|k|v (one [3H, H] matrix) -> view
- * [B,T,3,heads,hd] -> permute to [3,B,heads,T,hd] -> split -> sdpa ->
+ * Graph (per block): LN -> linear to q|k|v (one [3H, H] matrix) -> heads
+ * [B,heads,T,hd] each (qkv_rope without rotation: one kernel) -> sdpa ->
  * permute back -> linear -> residual add; LN -> linear with the GELU in its
  * epilogue -> linear -> residual add. The patch embedding (a conv with stride = kernel = patch)
  * is a permute of the pixels to [B, patches, C*p*p] and a linear. */
@@ -325,10 +325,21 @@ static wgnn_value add(gb *b, const char *label, wgnn_value x, wgnn_value y) {
     return gb_op(b, label, "add", 2, in, 0, NULL);
 }
 
-/* [B, T, n*H] (n stacked projections) -> n values [B, heads, T, hd]. */
+/* [B, T, n*H] (n stacked projections) -> n values [B, heads, T, hd]: for
+ * q|k|v one qkv_rope node without rotation (even head dims), else a
+ * permute and a split. */
 static void split_heads(gb *b, const char *label, wgnn_value x, int64_t B, int64_t T, int n, wgnn_value *out) {
     const wgnn_model_info *in = &model_of(b)->info;
     int64_t nh = in->num_heads, hd = in->head_dim;
+    if (n == 3 && hd % 2 == 0 && hd <= 2048) { /* qkv_rope's head dims */
+        char h[48], hk[48];
+        snprintf(h, sizeof h, "num_heads=%lld", (long long)nh);
+        snprintf(hk, sizeof hk, "num_kv_heads=%lld", (long long)nh);
+        const char *args[2] = {h, hk};
+        wgnn_value x3 = gb_view(b, x, 3, (int64_t[]){B, T, 3 * nh * hd});
+        gb_op_n(b, label, "qkv_rope", 1, &x3, 2, args, out, 3);
+        return;
+    }
     wgnn_value v5 = gb_view(b, x, 5, (int64_t[]){B, T, n, nh, hd});
     const char *perm[1] = {"dims=2,0,3,1,4"};
     wgnn_value p = gb_op(b, label, "permute", 1, &v5, 1, perm);

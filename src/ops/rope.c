@@ -170,11 +170,14 @@ enum { QA_HEADS, QA_KV_HEADS, QA_EPS };
 static bool is_cache(const wgnn__node *n) { return n->op == &wgnn__op_qkv_rope_cache; }
 static int norm_at(const wgnn__node *n) { return is_cache(n) ? 6 : 3; }
 static bool has_norm(const wgnn__node *n) { return n->n_in == norm_at(n) + 2; }
+static bool has_rope(const wgnn__node *n) { return n->n_in > 1; } /* qkv_rope(qkv) alone: heads split only */
 
 static wgnn_status qkv_check(wgnn__node *n) {
-    const wgnn_desc *x = &n->in[0], *c = &n->in[1], *s = &n->in[2];
+    const wgnn_desc *x = &n->in[0], *c = &n->in[has_rope(n) ? 1 : 0], *s = &n->in[has_rope(n) ? 2 : 0];
     bool cache = is_cache(n);
     int nb = norm_at(n);
+    if (!cache && n->n_in == 2)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "give cos and sin both, or neither (heads split only)");
     for (int i = 0; i < n->n_in; i++) {
         wgnn_dtype want = cache && i == 3 ? WGNN_I32 : WGNN_F32;
         if (n->in[i].dtype != want)
@@ -200,7 +203,7 @@ static wgnn_status qkv_check(wgnn__node *n) {
                               (long long)D);
     bool ok = c->rank == 2 && c->dims[0] == x->dims[1] && c->dims[1] == D && s->rank == 2 && s->dims[0] == c->dims[0] &&
               s->dims[1] == c->dims[1];
-    if (!ok)
+    if (has_rope(n) && !ok)
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cos %s and sin must both be [n, D] = [%lld, %lld]", cs,
                               (long long)x->dims[1], (long long)D);
     for (int i = nb; i < n->n_in; i++)
@@ -278,9 +281,10 @@ static wgnn_status qkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_t
         "    return (b * P.hk + hk) * P.ctx + u32(r);\n"
         "}\n"};
     char pre[1536];
-    snprintf(pre, sizeof pre, "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\n%s",
+    snprintf(pre, sizeof pre,
+             "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\nconst HAS_ROPE: bool = %s;\n%s",
              WGNN__PARAMS_WGSL(QKV_PARAMS), (unsigned long long)(D / 2), (unsigned long long)wg,
-             norm ? "true" : "false", k_rows[cache]);
+             norm ? "true" : "false", has_rope(n) ? "true" : "false", k_rows[cache]);
     const wgnn__pipe *pipe;
     uint32_t gx, gy;
     wgnn_status s = wgnn__pipeline(ctx, "qkv_rope", pre, NULL, 0, &pipe);
@@ -292,7 +296,9 @@ static wgnn_status qkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_t
                     cache ? (uint32_t)n->in[4].dims[2] : 0u};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    for (int i = 0; i < 3; i++) wgnn__plan_bind(d, in[i]->buf, 0, 0);
+    wgnn__plan_bind(d, in[0]->buf, 0, 0);
+    for (int i = 1; i < 3; i++)
+        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, has_rope(n) ? in[i]->buf : NULL, false), 0, 0);
     for (int i = nb; i < nb + 2; i++)
         wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, norm ? in[i]->buf : NULL, false), 0, 0);
     for (int i = 0; i < 3; i++) wgnn__plan_bind(d, out[i]->buf, 0, 0);
@@ -309,7 +315,8 @@ static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *ou
     int nb = norm_at(n);
     int64_t H = n->arg[QA_HEADS].i[0], Hk = n->arg[QA_KV_HEADS].i[0], heads = H + 2 * Hk;
     int64_t B = x->dims[0], T = x->dims[1], D = x->dims[2] / heads, half = D / 2;
-    const float *X = in[0], *C = in[1], *S = in[2], *qw = has_norm(n) ? in[nb] : NULL,
+    const float *X = in[0], *C = has_rope(n) ? in[1] : NULL, *S = has_rope(n) ? in[2] : NULL,
+                *qw = has_norm(n) ? in[nb] : NULL,
                 *kw = has_norm(n) ? in[nb + 1] : NULL;
     const int32_t *pos = cache ? in[3] : NULL;
     int64_t ctxlen = cache ? n->in[4].dims[2] : T;
@@ -342,7 +349,7 @@ static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *ou
                 float *dst = (float *)out[kind] + row * D;
                 for (int64_t i = 0; i < D; i++) {
                     double r = v[i];
-                    if (kind < 2) {
+                    if (kind < 2 && C) {
                         double rot = i < half ? -v[i + half] : v[i - half];
                         r = v[i] * C[t * D + i] + rot * S[t * D + i];
                     }
@@ -363,10 +370,11 @@ const wgnn__op wgnn__op_qkv_rope = {
     {"qkv_rope",
      "a fused q|k|v projection into heads: q and k RMS-normalized per head (optional, Qwen3) and rotated "
      "(apply_rotary_emb_hf), v as is (not an aten op)",
-     "qkv, cos, sin, [q_norm, k_norm]",
-     "qkv [B, n, (H + 2 Hk) * D] (q's H heads, then k's Hk, then v's Hk, D each), cos and sin [n, D], q_norm and "
-     "k_norm [D] -> q [B, H, n, D], k [B, Hk, n, D], v [B, Hk, n, D]; D even, <= 2048; float32",
-     3, 5, 3, k_qkv_args},
+     "qkv, [cos, sin], [q_norm, k_norm]",
+     "qkv [B, n, (H + 2 Hk) * D] (q's H heads, then k's Hk, then v's Hk, D each), cos and sin [n, D] (without "
+     "them the heads are only split out: an encoder's q|k|v), q_norm and k_norm [D] (with cos and sin) -> q [B, "
+     "H, n, D], k [B, Hk, n, D], v [B, Hk, n, D]; D even, <= 2048; float32",
+     1, 5, 3, k_qkv_args},
     qkv_check,
     qkv_plan,
     qkv_ref,
