@@ -3,9 +3,11 @@
 # PyTorch eager fp32 (TF32 off) and `wgnn generate` in one device call
 # (docs/PERFORMANCE.md). Run from the repo root on the device machine with
 # the build carried:  bash bench/h200_llm.sh
-# Env: PROMPT (512), NEW (64 tokens generated), ITERS (5), WEIGHTS ("f32 f16 q8").
-# Ends with f32 again under WGNN_SDPA_DECODE=1 (the opt-in decode attention
-# kernel) for the comparison.
+# Env: PROMPT (512), NEW (64 tokens generated), ITERS (5), WEIGHTS ("f32 f16 q8"),
+# OLD (another wgnn binary, e.g. an earlier commit's build, run after each
+# format: before/after in one call), VARIANTS (extra f32 runs, each
+# "label:VAR=value[,VAR=value]", e.g. "fused:WGNN_SDPA_DECODE=0
+# onesubmit:WGNN_GRAPH_CHUNK=0").
 set -u
 cd "$(dirname "$0")/.."
 . bench/h200_env.sh
@@ -23,12 +25,24 @@ for w in ${WEIGHTS:-f32 f16 q8}; do
     > "$out/wgnn_llm_$w.txt" 2>&1
   grep -E "^wgnn|GPU time" "$out/wgnn_llm_$w.txt"
 done
-# the opt-in decode attention kernel (WGNN_SDPA_DECODE=1), f32, against the run above
-echo "=== wgnn generate weights f32, WGNN_SDPA_DECODE=1"
-WGNN_SDPA_DECODE=1 ./build/wgnn generate --model "$work/qwen3" --prompt-ids "$ids" --max-new-tokens "$N" \
-  --ignore-eos --weights f32 --max-context $((P + N + 64)) --iters "${ITERS:-5}" --profile \
-  --ids-out "$out/ids_f32_decode.npy" > "$out/wgnn_llm_f32_decode.txt" 2>&1
-grep -E "^wgnn|GPU time" "$out/wgnn_llm_f32_decode.txt"
+if [ -n "${OLD:-}" ]; then
+  for w in ${WEIGHTS:-f32 f16 q8}; do
+    echo "=== $OLD generate weights $w"
+    "$OLD" generate --model "$work/qwen3" --prompt-ids "$ids" --max-new-tokens "$N" --ignore-eos \
+      --weights "$w" --max-context $((P + N + 64)) --iters "${ITERS:-5}" --profile --ids-out "$out/ids_old_$w.npy" \
+      > "$out/old_llm_$w.txt" 2>&1
+    grep -E "^wgnn|GPU time" "$out/old_llm_$w.txt"
+  done
+fi
+for v in ${VARIANTS:-}; do
+  label=${v%%:*}
+  envs=${v#*:}
+  echo "=== wgnn generate weights f32, $label (${envs//,/ })"
+  env ${envs//,/ } ./build/wgnn generate --model "$work/qwen3" --prompt-ids "$ids" --max-new-tokens "$N" \
+    --ignore-eos --weights f32 --max-context $((P + N + 64)) --iters "${ITERS:-5}" --profile \
+    --ids-out "$out/ids_f32_$label.npy" > "$out/wgnn_llm_f32_$label.txt" 2>&1
+  grep -E "^wgnn|GPU time" "$out/wgnn_llm_f32_$label.txt"
+done
 # greedy agreement with PyTorch (HF init std 0.02 leaves near-ties: a late
 # divergence is rounding, an early one a bug)
 python3 - "$work/qwen3/greedy_ids.npy" "$P" "$out"/ids_*.npy <<'PY'

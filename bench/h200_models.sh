@@ -3,6 +3,9 @@
 # PyTorch eager fp32 (TF32 off) and `wgnn run` in one device call
 # (docs/PERFORMANCE.md). Run from the repo root on the device machine with
 # the build carried:  bash bench/h200_models.sh [BATCHES]
+# Env: ITERS (30), WEIGHTS ("f32 f16"), OLD (another wgnn binary, e.g. an
+# earlier commit's build/wgnn copied to build/old/wgnn, run after each new
+# one with the same arguments: before/after in one call).
 set -u
 cd "$(dirname "$0")/.."
 . bench/h200_env.sh
@@ -22,6 +25,13 @@ for m in vit_b16 siglip_b16; do
         --profile --ref "$work/${m}_last$b.npy" --pooled-ref "$work/${m}_pool$b.npy" --atol $tol --rtol $tol \
         > "$out/wgnn_${m}_b${b}_$w.txt" 2>&1
       grep -E "^input|^GPU time|vs /|wgnn:" "$out/wgnn_${m}_b${b}_$w.txt"
+      if [ -n "${OLD:-}" ]; then
+        echo "=== $OLD run $m batch $b weights $w"
+        "$OLD" run --model "$work/$m" --input "$work/${m}_x$b.npy" --weights $w --iters ${ITERS:-30} \
+          --profile --ref "$work/${m}_last$b.npy" --pooled-ref "$work/${m}_pool$b.npy" --atol $tol --rtol $tol \
+          > "$out/old_${m}_b${b}_$w.txt" 2>&1
+        grep -E "^GPU time|vs /" "$out/old_${m}_b${b}_$w.txt"
+      fi
     done
   done
 done

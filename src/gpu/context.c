@@ -286,11 +286,20 @@ static void on_uncaptured(WGPUDevice const *device, WGPUErrorType type, WGPUStri
  * table). Raw timestamps: Dawn otherwise rounds them to 65.536 us. */
 static wgnn_status request_device(wgnn_context *ctx, const WGPUFeatureName *feats, size_t n_feats, bool toggles,
                                   bool keep_robustness) {
-    static const char *const k_enabled[] = {"disable_robustness"};
+    /* WGNN_DAWN_TOGGLES=a,b: more toggles to enable, for experiments (e.g.
+     * skip_validation: Dawn's per-command checks, host time) */
+    const char *k_enabled[9] = {"disable_robustness"};
+    size_t n_en = keep_robustness ? 0 : 1;
+    char extra[256] = "";
+    const char *env = getenv("WGNN_DAWN_TOGGLES");
+    if (env) snprintf(extra, sizeof extra, "%s", env);
+    for (char *save = NULL, *t = strtok_r(extra, ",", &save); t && n_en < 9; t = strtok_r(NULL, ",", &save)) {
+        k_enabled[n_en++] = t;
+    }
     static const char *const k_disabled[] = {"timestamp_quantization"};
     WGPUDawnTogglesDescriptor td = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
     td.chain.sType = (WGPUSType)0x0005000A;
-    td.enabledToggleCount = keep_robustness ? 0 : 1;
+    td.enabledToggleCount = n_en;
     td.enabledToggles = k_enabled;
     td.disabledToggleCount = 1;
     td.disabledToggles = k_disabled;
@@ -385,7 +394,8 @@ static void read_knobs(wgnn__knobs *k) {
      * (a Qwen3-0.6B decode step on the H200: 3.99 ms one submit, 3.79 every
      * 100 dispatches, 3.40 every 40; docs/PERFORMANCE.md) */
     env = getenv("WGNN_GRAPH_CHUNK");
-    k->graph_chunk = env ? (uint32_t)strtoul(env, NULL, 10) : 40u;
+    k->graph_chunk = env ? (uint32_t)strtoul(env[0] == 'g' ? env + 1 : env, NULL, 10) : 40u;
+    k->graph_chunk_grow = env && env[0] == 'g';
     env = getenv("WGNN_SDPA_DECODE");
     k->sdpa_decode = env && strcmp(env, "0") == 0 ? 0 : 1;
     env = getenv("WGNN_CONV_ROUTE");

@@ -145,6 +145,7 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
                 wgpuComputePassEncoderRelease(pass);
                 pass = NULL;
             }
+            if (cut && ctx->knobs.graph_chunk_grow) chunk *= 2;
             if (cut) {
                 WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
                 WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
