@@ -295,6 +295,21 @@ wgnn_status wgnn__flush(wgnn_context *ctx, bool wait);
 /* Submits pending work plus a copy of size bytes of src, waits, and copies
  * min(size, dst_bytes) bytes into dst. */
 wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, void *dst, size_t dst_bytes);
+/* A map callback filling a wgnn__cb (status, message). */
+void wgnn__on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, void *u2);
+/* Turns set data-error words (read back from the GPU) into the call's
+ * error, and clears them. */
+wgnn_status wgnn__data_error(wgnn_context *ctx, const uint32_t w[4]);
+
+/* Async graph runs (the decoders' pipelined steps): wgnn__graph_submit
+ * records and submits a run of g without waiting, ending with a copy of
+ * value v (an input or output) into read-back slot `slot` (0 or 1);
+ * wgnn__graph_fetch waits for that run and copies v's bytes out (data errors
+ * of the run come back with it). The next submit may go in before the
+ * fetch of the last one, into the other slot. Both take the context's
+ * thread guard, as the public calls do. */
+wgnn_status wgnn__graph_submit(wgnn_graph *g, wgnn_value v, int slot);
+wgnn_status wgnn__graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes);
 
 /* ---- dispatch math (gpu/dispatch.c) --------------------------------------- */
 

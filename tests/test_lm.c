@@ -139,9 +139,17 @@ static int stop_now(void *user, int32_t id) {
     return 1;
 }
 
+/* Stops after five tokens (generation runs a step ahead: the step in
+ * flight at the stop is dropped). */
+static int stop_at5(void *user, int32_t id) {
+    on_tok(user, id);
+    return ((collect *)user)->n >= 5;
+}
+
 /* A prompt in chunks (chunked prefill: attention over the cache plus a
  * block of new rows) equals the prompt in one run; a callback stops
- * generation at once. */
+ * generation at once, or after five tokens (the same five as a full run,
+ * and a full run after it unchanged). */
 static void test_chunks(wgnn_context *ctx, wgnn_lm *lm) {
     wgnn_npy ids, ref;
     if (!load_npy("qwen3", "english_ids.npy", &ids) || !load_npy("qwen3", "english_prefill_logits.npy", &ref)) return;
@@ -166,6 +174,15 @@ static void test_chunks(wgnn_context *ctx, wgnn_lm *lm) {
     wgnn_lm_stats st;
     s = wgnn_lm_generate(lm, p, n, &go, stop_now, &calls, &st);
     CHECK(s == WGNN_OK && calls == 1 && st.generated_tokens == 1, "a callback stops generation: %d calls", calls);
+    collect full = {{0}, 0}, five = {{0}, 0}, again = {{0}, 0};
+    go.max_new_tokens = 12;
+    s = wgnn_lm_generate(lm, p, n, &go, on_tok, &full, NULL);
+    if (s == WGNN_OK) s = wgnn_lm_generate(lm, p, n, &go, stop_at5, &five, &st);
+    CHECK(s == WGNN_OK && five.n == 5 && st.generated_tokens == 5 && memcmp(five.ids, full.ids, 5 * sizeof(int32_t)) == 0,
+          "a callback stops after 5 tokens: %d tokens, stats %d (%s)", five.n, st.generated_tokens, wgnn_context_error(ctx));
+    if (s == WGNN_OK) s = wgnn_lm_generate(lm, p, n, &go, on_tok, &again, NULL);
+    CHECK(s == WGNN_OK && again.n == full.n && memcmp(again.ids, full.ids, (size_t)full.n * sizeof(int32_t)) == 0,
+          "a full run after a stopped one: %d tokens (%s)", again.n, wgnn_context_error(ctx));
     free(lg);
     wgnn_npy_free(&ids);
     wgnn_npy_free(&ref);

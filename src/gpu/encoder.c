@@ -317,7 +317,7 @@ wgnn_status wgnn_context_sync(wgnn_context *ctx) {
 
 /* ---- readback ------------------------------------------------------------------ */
 
-static void on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, void *u2) {
+void wgnn__on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, void *u2) {
     (void)u2;
     wgnn__cb *r = u1;
     r->fired = 1;
@@ -327,7 +327,7 @@ static void on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, 
 
 /* Reads the data-error words back with every readback: a set code becomes
  * the call's error and is cleared. */
-static wgnn_status data_error(wgnn_context *ctx, const uint32_t w[4]) {
+wgnn_status wgnn__data_error(wgnn_context *ctx, const uint32_t w[4]) {
     if (w[0] == 0) return WGNN_OK;
     static const uint32_t zero[4] = {0, 0, 0, 0};
     wgpuQueueWriteBuffer(ctx->queue, ctx->data_err, 0, zero, sizeof zero);
@@ -365,7 +365,7 @@ wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, 
     r->hold = staging; /* the record owns it: a timed-out map still refers to it */
     WGPUBufferMapCallbackInfo ci = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
     ci.mode = WGPUCallbackMode_WaitAnyOnly;
-    ci.callback = on_map;
+    ci.callback = wgnn__on_map;
     ci.userdata1 = r;
     s = wgnn__cb_wait(ctx, wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, (size_t)(err_off + 16u), ci), r,
                       "reading back");
@@ -382,7 +382,7 @@ wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, 
             memcpy(w, p + err_off, sizeof w);
             if (dst && dst_bytes) memcpy(dst, p, dst_bytes < size ? dst_bytes : (size_t)size);
             s = wgnn__check_health(ctx);
-            if (s == WGNN_OK) s = data_error(ctx, w);
+            if (s == WGNN_OK) s = wgnn__data_error(ctx, w);
         } else {
             s = wgnn__err(ctx, WGNN_ERR_GPU, "reading back: no mapped range");
         }

@@ -55,6 +55,8 @@ struct wgnn_graph {
     bool built, failed;
     int runs;
     double last_record_ms, last_wait_ms; /* host time of the last run */
+    WGPUBuffer stage[2];                 /* wgnn__graph_submit's read-back slots (MapRead) */
+    uint64_t stage_bytes[2];             /* their data bytes (the data-error words follow, 16-aligned) */
 
     gpool *pool;
     int n_pool;

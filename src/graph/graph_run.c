@@ -87,14 +87,14 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static wgnn_status graph_run(wgnn_graph *g, int profile) {
+/* The checks and the eager work before a run. */
+static wgnn_status run_prologue(wgnn_graph *g, bool timed) {
     wgnn_context *ctx = g->ctx;
     if (g->failed) return check_open(g, "graph_run");
     if (!g->built) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_run: build the graph first (wgnn_graph_build)");
     wgnn_status s = wgnn__check_health(ctx);
     if (s != WGNN_OK) return s;
     g->profiled = false;
-    bool timed = profile && ctx->has_timestamps && g->n_nodes > 0;
     if (timed) {
         s = ensure_queries(g);
         if (s != WGNN_OK) return s;
@@ -104,6 +104,18 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
         s = wgnn__flush(ctx, false);
         if (s != WGNN_OK) return s;
     }
+    return WGNN_OK;
+}
+
+/* Records the nodes (in pieces of ctx->knobs.graph_chunk dispatches, each
+ * submitted as soon as it is recorded; one pass per node with timestamps
+ * when timed) and submits them. copy_src (may be NULL): copied at the end
+ * of the run into stage, with the context's data-error words after it at
+ * offset err_off (an async run's read-back). */
+static wgnn_status record_submit(wgnn_graph *g, bool timed, WGPUBuffer copy_src, uint64_t copy_bytes, WGPUBuffer stage,
+                                 uint64_t err_off) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s;
     wgnn__scope_push(ctx);
     double t0 = now_ms();
     /* one command buffer every ctx->knobs.graph_chunk dispatches (unprofiled
@@ -169,6 +181,10 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
                 wgpuCommandEncoderResolveQuerySet(enc, g->qsets[k], 0, cnt, g->resolve, (uint64_t)k * QSET_CAP * 8u);
             }
         }
+        if (enc && copy_src) {
+            wgpuCommandEncoderCopyBufferToBuffer(enc, copy_src, 0, stage, 0, copy_bytes);
+            wgpuCommandEncoderCopyBufferToBuffer(enc, wgnn__data_error_buffer(ctx), 0, stage, err_off, 16);
+        }
         if (enc) {
             WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
             WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
@@ -185,6 +201,16 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
     if (s == WGNN_OK && !enc_ok) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_run: could not create a command encoder");
     if (s != WGNN_OK) return s;
     ctx->unwaited_flushes++;
+    return WGNN_OK;
+}
+
+static wgnn_status graph_run(wgnn_graph *g, int profile) {
+    wgnn_context *ctx = g->ctx;
+    bool timed = profile && ctx->has_timestamps && g->n_nodes > 0;
+    wgnn_status s = run_prologue(g, timed);
+    if (s == WGNN_OK) s = record_submit(g, timed, NULL, 0, NULL, 0);
+    if (s != WGNN_OK) return s;
+    double t1 = now_ms();
 
     /* wait; data errors (an embedding index out of range) come back with it */
     uint64_t *ts = NULL;
@@ -280,6 +306,88 @@ wgnn_status wgnn_graph_tensor(wgnn_graph *g, wgnn_value v, wgnn_tensor **out) {
                           "graph_tensor: value %d is neither an input nor an output of a built graph", (int)v);
     }
     return wgnn__leave(g->ctx, s);
+}
+
+/* ---- async runs -------------------------------------------------------------------- */
+
+static uint64_t stage_err_off(uint64_t bytes) { return (((bytes + 3u) & ~3ull) + 15u) & ~15ull; }
+
+static wgnn_status graph_submit(wgnn_graph *g, wgnn_value v, int slot) {
+    wgnn_context *ctx = g->ctx;
+    wgnn_status s = check_value(g, v, "graph_submit");
+    if (s != WGNN_OK) return s;
+    const gvalue *x = &g->v[v];
+    if (slot < 0 || slot > 1 || !(x->output || x->kind == V_INPUT) || !x->t)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_submit: value %d is not an input or output, or slot %d",
+                         (int)v, slot);
+    if ((s = run_prologue(g, false)) != WGNN_OK) return s;
+    uint64_t bytes = (x->nbytes + 3u) & ~3ull, err_off = stage_err_off(x->nbytes);
+    if (!g->stage[slot] || g->stage_bytes[slot] != x->nbytes) {
+        if (g->stage[slot]) wgpuBufferRelease(g->stage[slot]);
+        g->stage[slot] = NULL;
+        s = wgnn__buffer_create(ctx, err_off + 16u, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst,
+                                "graph read-back slot", &g->stage[slot]);
+        if (s != WGNN_OK) return s;
+        g->stage_bytes[slot] = x->nbytes;
+    }
+    s = record_submit(g, false, x->t->buf, bytes, g->stage[slot], err_off);
+    if (s == WGNN_OK) g->runs++;
+    return s;
+}
+
+wgnn_status wgnn__graph_submit(wgnn_graph *g, wgnn_value v, int slot) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_submit(g, v, slot));
+}
+
+static wgnn_status graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes) {
+    wgnn_context *ctx = g->ctx;
+    if (slot < 0 || slot > 1 || !g->stage[slot] || bytes != g->stage_bytes[slot])
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_fetch: slot %d holds no run of %zu bytes", slot, bytes);
+    double t0 = now_ms();
+    uint64_t err_off = stage_err_off(bytes);
+    wgnn__cb *r = wgnn__cb_new();
+    if (!r) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_fetch: out of host memory");
+    WGPUBufferMapCallbackInfo ci = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+    ci.mode = WGPUCallbackMode_WaitAnyOnly;
+    ci.callback = wgnn__on_map;
+    ci.userdata1 = r;
+    wgnn_status s = wgnn__cb_wait(ctx, wgpuBufferMapAsync(g->stage[slot], WGPUMapMode_Read, 0, (size_t)(err_off + 16u), ci),
+                                  r, "graph_fetch");
+    if (s != WGNN_OK) { /* r parked until the context goes; the slot may still map: drop it */
+        wgpuBufferRelease(g->stage[slot]);
+        g->stage[slot] = NULL;
+        return s;
+    }
+    ctx->unwaited_flushes = 0;
+    if (r->status != (int)WGPUMapAsyncStatus_Success) {
+        s = wgnn__check_health(ctx);
+        if (s == WGNN_OK) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_fetch: mapping failed (status %d): %s", r->status, r->msg);
+    } else {
+        const unsigned char *p = wgpuBufferGetConstMappedRange(g->stage[slot], 0, (size_t)(err_off + 16u));
+        if (p) {
+            uint32_t w[4];
+            memcpy(w, p + err_off, sizeof w);
+            memcpy(data, p, bytes);
+            s = wgnn__check_health(ctx);
+            if (s == WGNN_OK) s = wgnn__data_error(ctx, w);
+        } else {
+            s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_fetch: no mapped range");
+        }
+        wgpuBufferUnmap(g->stage[slot]);
+    }
+    wgnn__cb_free(r);
+    g->last_wait_ms = now_ms() - t0;
+    return s;
+}
+
+wgnn_status wgnn__graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes) {
+    if (!g || !data) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(g->ctx);
+    if (s != WGNN_OK) return s;
+    return wgnn__leave(g->ctx, graph_fetch(g, slot, data, bytes));
 }
 
 /* ---- stats, profile, destroy ----------------------------------------------------- */

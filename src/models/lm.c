@@ -153,6 +153,22 @@ static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n
     return s;
 }
 
+/* One decode step submitted without waiting (wgnn__graph_submit), its
+ * token copied into read-back slot `slot`. id: the input token, or NULL to
+ * take the one the previous step wrote into the ids input on the GPU. */
+static wgnn_status step_submit(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *id, int pos, float u, int slot,
+                               wgnn_lm_stats *stats) {
+    int32_t len = pos + 1;
+    wgnn_status s = id ? wgnn_graph_set_input(g->g, g->ids, id, sizeof *id) : WGNN_OK;
+    if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->pos, &pos, sizeof pos);
+    if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->lens, &len, sizeof len);
+    if (s == WGNN_OK && g->u >= 0) s = wgnn_graph_set_input(g->g, g->u, &u, sizeof u);
+    if (s == WGNN_OK) s = wgnn__graph_submit(g->g, g->out, slot);
+    wgnn_graph_stats gs;
+    if (s == WGNN_OK && stats && wgnn_graph_get_stats(g->g, &gs) == WGNN_OK) stats->decode_record_ms += gs.last_record_ms;
+    return s;
+}
+
 static wgnn_status check_ids(wgnn_lm *lm, const char *fn, const int32_t *ids, int n, int pos0) {
     if (!ids || n < 1)
         return wgnn__err(lm->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: no tokens (ids NULL or n < 1)", fn);
@@ -254,22 +270,50 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
     }
     if (s != WGNN_OK || max_new == 0) return s;
 
-    /* decode: one run (one submit) per token; only the id comes back */
-    int pos = n_prompt, made = 0;
-    for (;;) {
-        made++;
-        if (stats) stats->generated_tokens = made;
-        bool stop = (on_token && on_token(user, id)) || (!o.ignore_eos && is_eos(lm, id)) || made >= max_new;
-        if (stop) break;
-        bool last = made + 1 >= max_new;
-        s = run(lm, dec, &id, 1, pos, next_u(&rng), o.profile && last);
-        if (s == WGNN_OK) s = wgnn_graph_read_output(dec->g, dec->out, &id, sizeof id);
-        if (s != WGNN_OK) break;
-        wgnn_graph_stats gs;
-        if (stats && wgnn_graph_get_stats(dec->g, &gs) == WGNN_OK) stats->decode_record_ms += gs.last_record_ms;
-        lm->last_decode = dec->g;
+    /* decode: one run per token, pipelined: the step graph writes its token
+     * into its own ids input on the GPU, so step t+1 is recorded and
+     * submitted before step t's token is read back (read-back slots
+     * alternate). A step submitted past a stop (EOS, on_token) only writes
+     * a cache row past the sequence; it is waited for and dropped. */
+    int pos = n_prompt, made = 1, slot = 0;
+    if (stats) stats->generated_tokens = made;
+    bool stop = (on_token && on_token(user, id)) || (!o.ignore_eos && is_eos(lm, id)) || made >= max_new;
+    bool inflight = false;
+    if (!stop) {
+        s = step_submit(lm, dec, &id, pos, next_u(&rng), slot, stats);
+        inflight = s == WGNN_OK;
         pos++;
     }
+    while (s == WGNN_OK && inflight) {
+        /* the step after the one in flight, unless the one in flight makes the last token */
+        bool more = made + 1 < max_new && pos < lm->info.max_context;
+        if (more) {
+            s = step_submit(lm, dec, NULL, pos, next_u(&rng), slot ^ 1, stats);
+            if (s != WGNN_OK) break;
+            pos++;
+        }
+        s = wgnn__graph_fetch(dec->g, slot, &id, sizeof id);
+        inflight = more;
+        slot ^= 1;
+        if (s != WGNN_OK) break;
+        lm->last_decode = dec->g;
+        made++;
+        if (stats) stats->generated_tokens = made;
+        stop = (on_token && on_token(user, id)) || (!o.ignore_eos && is_eos(lm, id)) || made >= max_new;
+        if (stop) {
+            if (inflight) { /* the speculative step: waited for, its token dropped */
+                int32_t drop;
+                s = wgnn__graph_fetch(dec->g, slot, &drop, sizeof drop);
+            }
+            break;
+        }
+    }
     if (stats) stats->decode_ms = now_ms() - t1;
+    /* profile: one more step, run and timed on its own after the timing,
+     * at the next position (a cache row past the sequence) */
+    if (s == WGNN_OK && o.profile && made > 1 && pos < lm->info.max_context) {
+        s = run(lm, dec, &id, 1, pos, next_u(&rng), 1);
+        if (s == WGNN_OK) lm->last_decode = dec->g;
+    }
     return s;
 }

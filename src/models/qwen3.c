@@ -499,18 +499,25 @@ wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
     /* the final norm in the lm_head's prologue (its weight folded in at load
      * where the lm_head is a float matrix of its own, else given) */
     wgnn_value logits = normed_mat(&b, x, lm->norm, "lm_head", &lm->lm_head);
+    /* the chosen token: with one token a run (decoding) it is written into
+     * the ids input itself, so the next step can run before the host has
+     * read it (wgnn_lm_generate pipelines the steps) */
+    const char *op = gr->kind == WGNN__LM_ARGMAX ? "argmax" : "sample";
+    char t[48], k[48], p[48];
+    snprintf(t, sizeof t, "temperature=%.9g", (double)gr->temperature);
+    snprintf(k, sizeof k, "top_k=%d", gr->top_k);
+    snprintf(p, sizeof p, "top_p=%.9g", (double)gr->top_p);
+    const char *sargs[3] = {t, k, p}, *dargs[1] = {"dim=-1"};
+    const char *const *args = gr->kind == WGNN__LM_ARGMAX ? dargs : sargs;
+    int n_args = gr->kind == WGNN__LM_ARGMAX ? 1 : 3, n_in = gr->kind == WGNN__LM_ARGMAX ? 1 : 2;
+    wgnn_value cin[2] = {logits, gr->u};
     if (gr->kind == WGNN__LM_LOGITS) {
         gr->out = logits;
-    } else if (gr->kind == WGNN__LM_ARGMAX) {
-        const char *d[1] = {"dim=-1"};
-        gr->out = gb_op(&b, "argmax", "argmax", 1, &logits, 1, d);
+    } else if (n == 1) {
+        wgnn__gb_op_into(&b, op, n_in, cin, n_args, args, gr->ids);
+        gr->out = gr->ids;
     } else {
-        char t[48], k[48], p[48];
-        snprintf(t, sizeof t, "temperature=%.9g", (double)gr->temperature);
-        snprintf(k, sizeof k, "top_k=%d", gr->top_k);
-        snprintf(p, sizeof p, "top_p=%.9g", (double)gr->top_p);
-        const char *args[3] = {t, k, p};
-        gr->out = gb_op(&b, "sample", "sample", 2, (wgnn_value[]){logits, gr->u}, 3, args);
+        gr->out = gb_op(&b, op, op, n_in, cin, n_args, args);
     }
     wgnn__gb_output(&b, gr->out);
     if (b.s == WGNN_OK) b.s = wgnn_graph_build(b.g);
