@@ -106,6 +106,11 @@ struct wgnn_context {
     bool timing;                   /* timestamp each pass (wgnn_timing_begin) */
     WGPUQuerySet qset;
     uint32_t q_used, q_cap;
+
+    /* WGNN_DUMP_SHADERS=DIR (gpu/shader_dump.c); dump_dir[0] == 0: off */
+    char dump_dir[512];
+    unsigned dump_seq;             /* pipelines named so far */
+    const char *dump_label;        /* the one being built */
 };
 
 struct wgnn_tensor {
@@ -185,6 +190,15 @@ typedef struct wgnn__const {
  * destroyed. */
 wgnn_status wgnn__pipeline(wgnn_context *ctx, const char *kernel, const char *prelude, const wgnn__const *consts,
                            size_t n_consts, const wgnn__pipe **out);
+/* WGNN_DUMP_SHADERS=DIR (gpu/shader_dump.c): init reads the variable and
+ * makes DIR (true: ask Dawn for its dump_shaders toggle); attach sets the
+ * device's logging callback that writes the dumps; begin names the pipeline
+ * about to be built and end closes it (wgnn__compile calls both: what Dawn
+ * dumps outside them is its own). No-ops when off. */
+bool wgnn__dump_init(wgnn_context *ctx);
+void wgnn__dump_attach(wgnn_context *ctx);
+void wgnn__dump_begin(wgnn_context *ctx, const char *label, const wgnn__const *consts, size_t n_consts);
+void wgnn__dump_end(wgnn_context *ctx);
 /* Compiles WGSL into a pipeline without caching (tests, feature probes). */
 wgnn_status wgnn__compile(wgnn_context *ctx, const char *label, const char *wgsl, const wgnn__const *consts,
                           size_t n_consts, WGPUComputePipeline *out);

@@ -286,12 +286,16 @@ static void on_uncaptured(WGPUDevice const *device, WGPUErrorType type, WGPUStri
  * table). Raw timestamps: Dawn otherwise rounds them to 65.536 us. */
 static wgnn_status request_device(wgnn_context *ctx, const WGPUFeatureName *feats, size_t n_feats, bool toggles,
                                   bool keep_robustness) {
-    static const char *const k_enabled[] = {"disable_robustness"};
+    /* dump_shaders: WGNN_DUMP_SHADERS (gpu/shader_dump.c) */
+    const char *enabled[2];
+    size_t n_enabled = 0;
+    if (!keep_robustness) enabled[n_enabled++] = "disable_robustness";
+    if (ctx->dump_dir[0]) enabled[n_enabled++] = "dump_shaders";
     static const char *const k_disabled[] = {"timestamp_quantization"};
     WGPUDawnTogglesDescriptor td = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
     td.chain.sType = (WGPUSType)0x0005000A;
-    td.enabledToggleCount = keep_robustness ? 0 : 1;
-    td.enabledToggles = k_enabled;
+    td.enabledToggleCount = n_enabled;
+    td.enabledToggles = enabled;
     td.disabledToggleCount = 1;
     td.disabledToggles = k_disabled;
     WGPUDeviceDescriptor dd = WGPU_DEVICE_DESCRIPTOR_INIT;
@@ -429,11 +433,13 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
             if (wgpuAdapterHasFeature(ctx->adapter, (WGPUFeatureName)want_ids[w][j]))
                 feats[nf++] = (WGPUFeatureName)want_ids[w][j];
     bool keep = o.keep_robustness != 0 || getenv("WGNN_KEEP_ROBUSTNESS") != NULL;
+    wgnn__dump_init(ctx);
     st = request_device(ctx, feats, nf, true, keep);
     if (st != WGNN_OK) st = request_device(ctx, feats, nf, false, keep); /* without toggles */
     if (st != WGNN_OK && nf > 0) st = request_device(ctx, NULL, 0, false, keep); /* plain */
     if (st != WGNN_OK) goto cleanup;
     ctx->queue = wgpuDeviceGetQueue(ctx->device);
+    wgnn__dump_attach(ctx);
     ctx->has_timestamps = probe_timestamps(ctx);
     ctx->has_f16 = !o.disable_optional_features &&
                    probe_shader(ctx, "enable f16;\n@group(0) @binding(0) var<storage, read_write> b: array<f16>;\n"
