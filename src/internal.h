@@ -51,10 +51,12 @@ typedef struct wgnn__pipe {
 #define WGNN__SCRATCH_CACHE 4
 
 typedef struct wgnn__knobs {
-    uint32_t fused_tile[4];   /* WGNN_FUSED_TILE=TYxTXxKExRG; [0] == 0: unset */
+    uint32_t fused_tile[4];   /* WGNN_FUSED_TILE=TYxTXxKExRG (KE 1, 2, 4; RG 1, 2); [0] == 0: unset */
     int fused_sacc;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('s') */
     int fused_sg;             /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('g') */
     uint32_t fused_split;     /* WGNN_FUSED_SPLIT=N; 0 unset */
+    int fused_lean;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('l': the LEAN kernel variant) */
+    uint32_t fused_unroll;    /* WGNN_FUSED_FLAGS 'uN': LEAN's unroll (1..32, power of 2); 0 default */
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
     int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */

@@ -358,16 +358,20 @@ static bool probe_timestamps(wgnn_context *ctx) {
 /* Tuning knobs for experiments (docs/PERFORMANCE.md), read once. */
 static void read_knobs(wgnn__knobs *k) {
     memset(k, 0, sizeof *k);
-    k->fused_sacc = k->fused_sg = -1;
+    k->fused_sacc = k->fused_sg = k->fused_lean = -1;
     const char *env = getenv("WGNN_FUSED_TILE");
     uint32_t e[4] = {0, 0, 4, 1};
     if (env && sscanf(env, "%ux%ux%ux%u", &e[0], &e[1], &e[2], &e[3]) >= 2 && e[0] && e[1] && e[0] <= 64 &&
-        e[1] <= 64 && (e[2] == 2 || e[2] == 4) && (e[3] == 1 || e[3] == 2))
+        e[1] <= 64 && (e[2] == 1 || e[2] == 2 || e[2] == 4) && (e[3] == 1 || e[3] == 2))
         memcpy(k->fused_tile, e, sizeof e);
     const char *fl = getenv("WGNN_FUSED_FLAGS");
     if (fl) {
         k->fused_sacc = strchr(fl, 's') != NULL;
         k->fused_sg = strchr(fl, 'g') != NULL;
+        k->fused_lean = strchr(fl, 'l') != NULL;
+        const char *u = strchr(fl, 'u');
+        int un = u ? atoi(u + 1) : 0;
+        if (un >= 1 && un <= 32 && (un & (un - 1)) == 0) k->fused_unroll = (uint32_t)un;
     }
     env = getenv("WGNN_FUSED_SPLIT");
     if (env && atoi(env) > 0) k->fused_split = (uint32_t)atoi(env);
