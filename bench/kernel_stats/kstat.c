@@ -16,7 +16,8 @@
  *   seq  label  constants  workgroup  executable  stat=value; ...
  *
  * constants are the pipeline's override constants (index.tsv) and the
- * WGSL's `const X: u32 = Nu;` lines (the prelude's tile sizes).
+ * WGSL's `const X: u32 = Nu;` and `const X: bool = ...;` lines (the
+ * prelude's tile sizes and switches, 1 for true).
  * Robust buffer access is off, as wgnn asks of Dawn (disable_robustness);
  * --robust turns it on. Exit status: 0 done, 1 error, 3 the driver reports
  * no statistics (lavapipe: every pipeline is still assembled and built, which
@@ -395,8 +396,11 @@ static void constants_of(const char *dir, const char *seq, const char *wgsl_path
         char name[32];
         unsigned val;
         char tail[4];
+        char word[8];
         if (sscanf(line, "const %31[A-Za-z0-9_]: u32 = %u%3s", name, &val, tail) == 3 && strcmp(tail, "u;") == 0)
             used += (size_t)snprintf(out + used, n - used, "%s%s=%u", used ? " " : "", name, val);
+        else if (sscanf(line, "const %31[A-Za-z0-9_]: bool = %7[a-z];", name, word) == 2)
+            used += (size_t)snprintf(out + used, n - used, "%s%s=%d", used ? " " : "", name, strcmp(word, "true") == 0);
         if (used >= n) used = n - 1;
     }
     free(w);
