@@ -3,7 +3,8 @@
 #
 #   - build tools (cmake >= 3.21, make, gcc, npm; with --with-fuzz also clang
 #     and its libFuzzer runtime) and C libraries (libcjson-dev, libstb-dev,
-#     libpcre2-dev, libutf8proc-dev),
+#     libpcre2-dev, libutf8proc-dev)
+#     and the Vulkan headers (libvulkan-dev, for bench/kernel_stats),
 #     installed with apt only when missing;
 #   - Dawn: libwebgpu_wrapper.so from the npm package bun-webgpu-linux-x64 and
 #     the webgpu.h/dawn headers from Debian's libwebgpu-dawn-dev, both
@@ -92,6 +93,8 @@ check_tools() {
   [ -f /usr/include/stb/stb_image.h ] || missing+=(libstb-dev)
   [ -f /usr/include/pcre2.h ] || missing+=(libpcre2-dev)
   [ -f /usr/include/utf8proc.h ] || missing+=(libutf8proc-dev)
+  # Vulkan headers: bench/kernel_stats (registers and code size of the kernels)
+  [ -f /usr/include/vulkan/vulkan.h ] || missing+=(libvulkan-dev)
   [ "$WITH_FUZZ" = 0 ] || command -v clang >/dev/null || missing+=(clang)
   [ ${#missing[@]} = 0 ] || sys_apt_install "${missing[@]}"
 

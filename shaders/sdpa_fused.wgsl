@@ -1,15 +1,17 @@
 // sdpa_fused: single-pass attention (flash attention) with an online softmax.
 //
 // The host prepends consts, sizes of register arrays that WGSL wants at
-// shader-creation time: D4 (= D / 4), KE (keys per thread, 2 or 4), RG
-// (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)) and PF
-// (prefetched vec4s per thread); the aliases IN4 (four elements of q, k, v:
+// shader-creation time: D4 (= D / 4), KE (keys per thread, 1, 2 or 4), RG
+// (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)), PF
+// (prefetched vec4s per thread), and the LEAN variant's LEAN, JU, CU, SRN
+// (below); the aliases IN4 (four elements of q, k, v:
 // vec4<f32>, or vec2<u32> holding four float16 halves) and OUT4 (four
 // elements of out) with ld4(IN4) -> vec4<f32> and st4(vec4<f32>) -> OUT4
 // (pack2x16float / unpack2x16float for float16: no shader-f16 needed; f32
 // partials when SPLIT); accumulation is f32 either way. It also defines
-// row_max_sg(x), the max over the TX lanes of a row by subgroup shuffles
-// when USE_SG (after "enable subgroups;"), else a stub that is never called.
+// row_max_sg(x) and row_sum_sg(x), the max and the sum over the TX lanes of
+// a row by subgroup shuffles when USE_SG (after "enable subgroups;"), else
+// stubs that are never called.
 //
 // One workgroup owns BR = 4*RG*TY query rows of one (batch, head) and walks
 // the keys in tiles of BC = KE*TX. Thread (ly, lx) keeps a (4*RG) x KE block
@@ -20,6 +22,17 @@
 // the Q tile stays resident; the next tile's K and V wait in registers while
 // the current one is computed. Rows of sQ/sKV are padded by one vec4 so that
 // the lanes of a quarter-warp read different banks.
+//
+// LEAN (fewer registers, for tiles of 8 rows a thread or 64 rows at D=128):
+// one prefetch buffer, not two: this tile's V is loaded while its scores are
+// computed and the next tile's K while its P.V is; the d4 loop of the scores
+// and the key loop of P.V run to bounds from the uniform (P.d4, the tile's
+// keys) in steps of JU and CU unrolled, not fully unrolled over compile-time
+// bounds, which keeps the compiler from hoisting loads into registers;
+// scores are chains of scalar fma (no dot-then-add); with USE_SG the
+// softmax runs before the barrier that frees sKV (its max and alpha are
+// not kept across it) and the row sums end in shuffles, so sR holds SRN = 1
+// entry. Otherwise SRN = RG * TY * TX.
 //
 // Scores are in log2 units: q is pre-scaled by scale*log2(e), exp2 replaces
 // exp. The running max starts at -FLT_MAX, so exp2(s - m) is never
@@ -68,7 +81,23 @@ const RM: u32 = 4u * RG; // rows per thread
 var<workgroup> sQ: array<vec4<f32>, RM * TY * RS>;             // [row][d4], pre-scaled
 var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;            // [key][d4]: K, then V
 var<workgroup> sP: array<vec4<f32>, KE * TX * (RG * TY + 1u)>; // [key][row group]
-var<workgroup> sR: array<vec4<f32>, RG * TY * TX>;             // [row group][lx] partial max / sum
+var<workgroup> sR: array<vec4<f32>, SRN>;                     // [row group][lx] partial max / sum
+
+// This thread's share of the K (from_v false) or V tile starting at key kv0
+// (zeros past kv_end), into registers (LEAN).
+fn load_one(pf: ptr<function, array<vec4<f32>, PF>>, from_v: bool, kv0: u32, kv_end: u32, kv_base: u32, tid: u32) {
+    let NT = TX * TY;
+    let BC = KE * TX;
+    for (var u = 0u; u < PF; u++) {
+        let i = tid + u * NT;
+        let c = i / D4;
+        var x = vec4<f32>(0.0);
+        if (i < BC * D4 && kv0 + c < kv_end) {
+            if (from_v) { x = ld4(v[kv_base + kv0 * D4 + i]); } else { x = ld4(k[kv_base + kv0 * D4 + i]); }
+        }
+        (*pf)[u] = x;
+    }
+}
 
 // This thread's share of the K and V tile starting at key kv0 (zeros past
 // kv_end), into registers.
@@ -165,7 +194,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
     var pk: array<vec4<f32>, PF>;
     var pv: array<vec4<f32>, PF>;
-    load_tile(&pk, &pv, kv_start, kv_end, kv_base, tid);
+    if (LEAN) {
+        load_one(&pk, false, kv_start, kv_end, kv_base, tid);
+    } else {
+        load_tile(&pk, &pv, kv_start, kv_end, kv_base, tid);
+    }
     for (var kv0 = kv_start; kv0 < kv_end; kv0 += BC) {
         let n_keys = min(BC, kv_end - kv0);
         store_tile(&pk, tid);
@@ -183,11 +216,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
         workgroupBarrier(); // K visible
+        if (LEAN) { load_one(&pv, true, kv0, kv_end, kv_base, tid); } // this tile's V, while the scores are computed
 
         // s[r][e]: row 4*RG*ly + r against key lx+TX*e (e < KE; the rest stay 0).
         var s: array<vec4<f32>, RM>;
         for (var r = 0u; r < RM; r++) { s[r] = vec4<f32>(0.0); }
-        if (SACC) {
+        if (LEAN && !SACC) {
+            for (var j0 = 0u; j0 < P.d4; j0 += JU) {
+                for (var ju = 0u; ju < JU; ju++) {
+                    let j = j0 + ju;
+                    var kk: array<vec4<f32>, KE>;
+                    for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
+                    for (var r = 0u; r < RM; r++) {
+                        let qv = sQ[(RM * ly + r) * RS + j];
+                        for (var e = 0u; e < KE; e++) {
+                            var t = s[r][e];
+                            t = fma(qv.x, kk[e].x, t);
+                            t = fma(qv.y, kk[e].y, t);
+                            t = fma(qv.z, kk[e].z, t);
+                            t = fma(qv.w, kk[e].w, t);
+                            s[r][e] = t;
+                        }
+                    }
+                }
+            }
+        } else if (SACC) {
             var a: array<array<vec4<f32>, KE>, RM>;
             for (var r = 0u; r < RM; r++) {
                 for (var e = 0u; e < KE; e++) { a[r][e] = vec4<f32>(0.0); }
@@ -215,7 +268,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
 
         // (Comparisons in parentheses: WGSL would read "a < b, ... c > d" as a template list.)
-        let valid = vec4<bool>((lx < n_keys), (lx + TX < n_keys), (KE > 2u) && (lx + 2u * TX < n_keys),
+        let valid = vec4<bool>((lx < n_keys), (KE > 1u) && (lx + TX < n_keys), (KE > 2u) && (lx + 2u * TX < n_keys),
                                (KE > 2u) && (lx + 3u * TX < n_keys));
         if (HAS_MASK) {
             for (var r = 0u; r < RM; r++) {
@@ -237,6 +290,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 vk[r] = valid & vec4<bool>((0 <= lim), (t <= lim), (2 * t <= lim), (3 * t <= lim));
             }
         }
+        // LEAN with subgroup maxima: the softmax before the barrier that frees
+        // sKV (sP is free since the last tile's end), so neither the scores
+        // nor the new maxima live across it.
+        let early = LEAN && USE_SG;
         var mt: array<vec4<f32>, RG>;
         for (var g = 0u; g < RG; g++) {
             var pm = vec4<f32>(NEG_MAX);
@@ -250,9 +307,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 sR[(RG * ly + g) * TX + lx] = pm;
             }
         }
-        workgroupBarrier(); // K reads done (sKV free for V), partial maxima visible
-        store_tile(&pv, tid);
-        load_tile(&pk, &pv, kv0 + BC, kv_end, kv_base, tid);
+        if (!early) {
+            workgroupBarrier(); // K reads done (sKV free for V), partial maxima visible
+            store_tile(&pv, tid);
+            if (LEAN) {
+                load_one(&pk, false, kv0 + BC, kv_end, kv_base, tid);
+            } else {
+                load_tile(&pk, &pv, kv0 + BC, kv_end, kv_base, tid);
+            }
+        }
         for (var g = 0u; g < RG; g++) {
             if (!USE_SG) {
                 mt[g] = m[g];
@@ -273,20 +336,30 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 sP[(lx + e * TX) * (RG * TY + 1u) + RG * ly + g] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
             }
         }
+        if (early) {
+            workgroupBarrier(); // K reads done (sKV free for V)
+            store_tile(&pv, tid);
+            load_one(&pk, false, kv0 + BC, kv_end, kv_base, tid); // the next tile's K, while P.V is computed
+        }
         workgroupBarrier(); // V and P visible
 
-        for (var c = 0u; c < BC; c++) {
-            var pr: array<vec4<f32>, RG>;
-            for (var g = 0u; g < RG; g++) { pr[g] = sP[c * (RG * TY + 1u) + RG * ly + g]; }
-            for (var jj = 0u; jj < OJ; jj++) {
-                let j = lx + TX * jj;
-                if (OJ * TX == D4 || j < D4) {
-                    let vv = sKV[c * RS + j];
-                    for (var g = 0u; g < RG; g++) {
-                        o[4u * g + 0u][jj] += pr[g].x * vv;
-                        o[4u * g + 1u][jj] += pr[g].y * vv;
-                        o[4u * g + 2u][jj] += pr[g].z * vv;
-                        o[4u * g + 3u][jj] += pr[g].w * vv;
+        // LEAN: to the tile's last key, CU keys a step (p and V are 0 past it)
+        let c_end = select(BC, min(BC, (n_keys + CU - 1u) / CU * CU), LEAN);
+        for (var c0 = 0u; c0 < c_end; c0 += CU) {
+            for (var cu = 0u; cu < CU; cu++) {
+                let c = c0 + cu;
+                var pr: array<vec4<f32>, RG>;
+                for (var g = 0u; g < RG; g++) { pr[g] = sP[c * (RG * TY + 1u) + RG * ly + g]; }
+                for (var jj = 0u; jj < OJ; jj++) {
+                    let j = lx + TX * jj;
+                    if (OJ * TX == D4 || j < D4) {
+                        let vv = sKV[c * RS + j];
+                        for (var g = 0u; g < RG; g++) {
+                            o[4u * g + 0u][jj] += pr[g].x * vv;
+                            o[4u * g + 1u][jj] += pr[g].y * vv;
+                            o[4u * g + 2u][jj] += pr[g].z * vv;
+                            o[4u * g + 3u][jj] += pr[g].w * vv;
+                        }
                     }
                 }
             }
@@ -294,12 +367,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         workgroupBarrier(); // sKV, sP and sR free for the next tile
     }
 
-    // Each thread summed l over its own keys only: add up the row's partials.
-    for (var g = 0u; g < RG; g++) { sR[(RG * ly + g) * TX + lx] = l[g]; }
-    workgroupBarrier();
+    // Each thread summed l over its own keys only: add up the row's partials
+    // (LEAN with subgroups: by shuffles, sR has one entry).
+    if (!(LEAN && USE_SG)) {
+        for (var g = 0u; g < RG; g++) { sR[(RG * ly + g) * TX + lx] = l[g]; }
+        workgroupBarrier();
+    }
     for (var g = 0u; g < RG; g++) {
         var lt = vec4<f32>(0.0);
-        for (var x = 0u; x < TX; x++) { lt += sR[(RG * ly + g) * TX + x]; }
+        if (LEAN && USE_SG) {
+            lt = row_sum_sg(l[g]);
+        } else {
+            for (var x = 0u; x < TX; x++) { lt += sR[(RG * ly + g) * TX + x]; }
+        }
         for (var i = 0u; i < 4u; i++) {
             let r = 4u * g + i;
             let row = row0 + RM * ly + r;

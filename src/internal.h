@@ -51,10 +51,12 @@ typedef struct wgnn__pipe {
 #define WGNN__SCRATCH_CACHE 4
 
 typedef struct wgnn__knobs {
-    uint32_t fused_tile[4];   /* WGNN_FUSED_TILE=TYxTXxKExRG; [0] == 0: unset */
+    uint32_t fused_tile[4];   /* WGNN_FUSED_TILE=TYxTXxKExRG (KE 1, 2, 4; RG 1, 2); [0] == 0: unset */
     int fused_sacc;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('s') */
     int fused_sg;             /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('g') */
     uint32_t fused_split;     /* WGNN_FUSED_SPLIT=N; 0 unset */
+    int fused_lean;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('l': the LEAN kernel variant) */
+    uint32_t fused_unroll;    /* WGNN_FUSED_FLAGS 'uN': LEAN's unroll (1..32, power of 2); 0 default */
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
     int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */
@@ -108,6 +110,11 @@ struct wgnn_context {
     bool timing;                   /* timestamp each pass (wgnn_timing_begin) */
     WGPUQuerySet qset;
     uint32_t q_used, q_cap;
+
+    /* WGNN_DUMP_SHADERS=DIR (gpu/shader_dump.c); dump_dir[0] == 0: off */
+    char dump_dir[512];
+    unsigned dump_seq;             /* pipelines named so far */
+    const char *dump_label;        /* the one being built */
 };
 
 struct wgnn_tensor {
@@ -187,6 +194,15 @@ typedef struct wgnn__const {
  * destroyed. */
 wgnn_status wgnn__pipeline(wgnn_context *ctx, const char *kernel, const char *prelude, const wgnn__const *consts,
                            size_t n_consts, const wgnn__pipe **out);
+/* WGNN_DUMP_SHADERS=DIR (gpu/shader_dump.c): init reads the variable and
+ * makes DIR (true: ask Dawn for its dump_shaders toggle); attach sets the
+ * device's logging callback that writes the dumps; begin names the pipeline
+ * about to be built and end closes it (wgnn__compile calls both: what Dawn
+ * dumps outside them is its own). No-ops when off. */
+bool wgnn__dump_init(wgnn_context *ctx);
+void wgnn__dump_attach(wgnn_context *ctx);
+void wgnn__dump_begin(wgnn_context *ctx, const char *label, const wgnn__const *consts, size_t n_consts);
+void wgnn__dump_end(wgnn_context *ctx);
 /* Compiles WGSL into a pipeline without caching (tests, feature probes). */
 wgnn_status wgnn__compile(wgnn_context *ctx, const char *label, const char *wgsl, const wgnn__const *consts,
                           size_t n_consts, WGPUComputePipeline *out);

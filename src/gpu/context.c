@@ -286,16 +286,18 @@ static void on_uncaptured(WGPUDevice const *device, WGPUErrorType type, WGPUStri
  * table). Raw timestamps: Dawn otherwise rounds them to 65.536 us. */
 static wgnn_status request_device(wgnn_context *ctx, const WGPUFeatureName *feats, size_t n_feats, bool toggles,
                                   bool keep_robustness) {
-    /* WGNN_DAWN_TOGGLES=a,b: more toggles to enable, for experiments (e.g.
+    /* disable_robustness (unless kept); dump_shaders for WGNN_DUMP_SHADERS
+     * (gpu/shader_dump.c); WGNN_DAWN_TOGGLES=a,b: more, for experiments (e.g.
      * skip_validation: Dawn's per-command checks, host time) */
-    const char *k_enabled[9] = {"disable_robustness"};
-    size_t n_en = keep_robustness ? 0 : 1;
+    const char *k_enabled[10];
+    size_t n_en = 0;
+    if (!keep_robustness) k_enabled[n_en++] = "disable_robustness";
+    if (ctx->dump_dir[0]) k_enabled[n_en++] = "dump_shaders";
     char extra[256] = "";
     const char *env = getenv("WGNN_DAWN_TOGGLES");
     if (env) snprintf(extra, sizeof extra, "%s", env);
-    for (char *save = NULL, *t = strtok_r(extra, ",", &save); t && n_en < 9; t = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *t = strtok_r(extra, ",", &save); t && n_en < 10; t = strtok_r(NULL, ",", &save))
         k_enabled[n_en++] = t;
-    }
     static const char *const k_disabled[] = {"timestamp_quantization"};
     WGPUDawnTogglesDescriptor td = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
     td.chain.sType = (WGPUSType)0x0005000A;
@@ -363,16 +365,20 @@ static bool probe_timestamps(wgnn_context *ctx) {
 /* Tuning knobs for experiments (docs/PERFORMANCE.md), read once. */
 static void read_knobs(wgnn__knobs *k) {
     memset(k, 0, sizeof *k);
-    k->fused_sacc = k->fused_sg = -1;
+    k->fused_sacc = k->fused_sg = k->fused_lean = -1;
     const char *env = getenv("WGNN_FUSED_TILE");
     uint32_t e[4] = {0, 0, 4, 1};
     if (env && sscanf(env, "%ux%ux%ux%u", &e[0], &e[1], &e[2], &e[3]) >= 2 && e[0] && e[1] && e[0] <= 64 &&
-        e[1] <= 64 && (e[2] == 2 || e[2] == 4) && (e[3] == 1 || e[3] == 2))
+        e[1] <= 64 && (e[2] == 1 || e[2] == 2 || e[2] == 4) && (e[3] == 1 || e[3] == 2))
         memcpy(k->fused_tile, e, sizeof e);
     const char *fl = getenv("WGNN_FUSED_FLAGS");
     if (fl) {
         k->fused_sacc = strchr(fl, 's') != NULL;
         k->fused_sg = strchr(fl, 'g') != NULL;
+        k->fused_lean = strchr(fl, 'l') != NULL;
+        const char *u = strchr(fl, 'u');
+        int un = u ? atoi(u + 1) : 0;
+        if (un >= 1 && un <= 32 && (un & (un - 1)) == 0) k->fused_unroll = (uint32_t)un;
     }
     env = getenv("WGNN_FUSED_SPLIT");
     if (env && atoi(env) > 0) k->fused_split = (uint32_t)atoi(env);
@@ -445,11 +451,13 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
             if (wgpuAdapterHasFeature(ctx->adapter, (WGPUFeatureName)want_ids[w][j]))
                 feats[nf++] = (WGPUFeatureName)want_ids[w][j];
     bool keep = o.keep_robustness != 0 || getenv("WGNN_KEEP_ROBUSTNESS") != NULL;
+    wgnn__dump_init(ctx);
     st = request_device(ctx, feats, nf, true, keep);
     if (st != WGNN_OK) st = request_device(ctx, feats, nf, false, keep); /* without toggles */
     if (st != WGNN_OK && nf > 0) st = request_device(ctx, NULL, 0, false, keep); /* plain */
     if (st != WGNN_OK) goto cleanup;
     ctx->queue = wgpuDeviceGetQueue(ctx->device);
+    wgnn__dump_attach(ctx);
     ctx->has_timestamps = probe_timestamps(ctx);
     ctx->has_f16 = !o.disable_optional_features &&
                    probe_shader(ctx, "enable f16;\n@group(0) @binding(0) var<storage, read_write> b: array<f16>;\n"

@@ -37,10 +37,12 @@ wgnn_status wgnn__compile(wgnn_context *ctx, const char *label, const char *wgsl
 
     char what[256];
     snprintf(what, sizeof what, "compiling shader %s", label);
+    wgnn__dump_begin(ctx, label, consts, n_consts);
     wgnn__scope_push(ctx);
     WGPUShaderModule mod = wgpuDeviceCreateShaderModule(ctx->device, &md);
     s = wgnn__scope_pop(ctx, what);
     if (s != WGNN_OK) {
+        wgnn__dump_end(ctx);
         /* Replace Dawn's long multi-line dump by the first error with its line. */
         if (mod) {
             wgnn__cb *r = wgnn__cb_new();
@@ -65,6 +67,7 @@ wgnn_status wgnn__compile(wgnn_context *ctx, const char *label, const char *wgsl
     if (n_consts) {
         ce = calloc(n_consts, sizeof *ce);
         if (!ce) {
+            wgnn__dump_end(ctx);
             wgpuShaderModuleRelease(mod);
             return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "building pipeline %s: out of host memory", label);
         }
@@ -84,6 +87,7 @@ wgnn_status wgnn__compile(wgnn_context *ctx, const char *label, const char *wgsl
     pd.compute.constants = ce;
     wgnn__scope_push(ctx);
     WGPUComputePipeline p = wgpuDeviceCreateComputePipeline(ctx->device, &pd);
+    wgnn__dump_end(ctx);
     snprintf(what, sizeof what, "building pipeline %s", label);
     s = wgnn__scope_pop(ctx, what);
     free(ce);

@@ -34,7 +34,8 @@
     X(S, u32, group)    /* H / H_kv: q head bh reads kv head bh / group */                           \
     X(S, i32, causal_off) /* CAUSAL: row i sees keys j <= i + causal_off */                        \
     X(S, u32, bh_base)  /* KVLEN: first (batch, head) of this dispatch */                          \
-    X(S, u32, n_h)      /* KVLEN: q heads per batch element */
+    X(S, u32, n_h)      /* KVLEN: q heads per batch element */                                      \
+    X(S, u32, d4)       /* LEAN: D / 4, the score loop's bound (not unrolled at compile time) */
 #define REDUCE_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split)
 WGNN__PARAMS_STRUCT(qk_params, QK_PARAMS);
 WGNN__PARAMS_STRUCT(av_params, AV_PARAMS);
@@ -148,22 +149,33 @@ static bool cpu_adapter(const wgnn_context *ctx) { return strcmp(ctx->info.type,
 typedef struct fused_cfg {
     uint32_t ty, tx, ke, rg, oj, pf;
     bool sacc, use_sg;
+    bool lean;       /* the kernel's LEAN variant (one prefetch buffer, loops to uniform bounds) */
+    uint32_t ju, cu; /* LEAN: unrolled steps of the d4 loop and of the P.V key loop */
+    uint32_t srn;    /* vec4 entries of sR */
     uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
 } fused_cfg;
 
 
-/* Workgroup memory of shaders/sdpa_fused.wgsl: sQ, sKV, sP, sR. */
-static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, uint32_t rg) {
+/* Workgroup memory of shaders/sdpa_fused.wgsl: sQ, sKV, sP, sR (srn vec4). */
+static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, uint32_t rg, uint32_t srn) {
     uint64_t rs = d4 + 1u; /* rows padded by one vec4 */
-    return 16u * (4ull * rg * ty * rs + (uint64_t)ke * tx * rs + (uint64_t)ke * tx * (rg * ty + 1u) +
-                  (uint64_t)rg * ty * tx);
+    return 16u * (4ull * rg * ty * rs + (uint64_t)ke * tx * rs + (uint64_t)ke * tx * (rg * ty + 1u) + srn);
+}
+
+/* The largest power of two <= want that divides n (want >= 1). */
+static uint32_t pow2_divisor(uint32_t n, uint32_t want) {
+    uint32_t u = 1;
+    while (u * 2 <= want && n % (u * 2) == 0) u *= 2;
+    return u;
 }
 
 /* The first tile that fits the adapter's workgroup memory and size limits,
  * in the order measured fastest (docs/PERFORMANCE.md). {TY, TX, KE, RG}:
  * TY*TX threads, 4*RG*TY query rows, KE*TX keys a tile. On CPU adapters
  * (lavapipe) small tiles first. WGNN_FUSED_TILE=TYxTXxKExRG puts a tile
- * first, for tuning. */
+ * first, for tuning; WGNN_FUSED_FLAGS with 'l' takes the kernel's LEAN
+ * variant (its tile then also from this list, or the knob), 'uN' its
+ * unroll (default 4). */
 static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
     static const uint32_t gpu[][4] = {{16, 16, 2, 1}, {8, 16, 2, 1}, {16, 8, 4, 1}, {8, 8, 4, 1}, {16, 4, 4, 1},
                                       {8, 4, 4, 1},  {4, 4, 4, 1},  {4, 2, 4, 1},  {2, 2, 4, 1}, {1, 2, 4, 1},
@@ -179,7 +191,16 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
     for (size_t i = use_env ? 0 : 1; i < n + 1; i++) {
         const uint32_t *t = i == 0 ? e : cand[i - 1];
         uint32_t ty = t[0], tx = t[1], ke = t[2], rg = t[3];
-        if (fused_smem(d4, ty, tx, ke, rg) > L->maxComputeWorkgroupStorageSize) continue;
+        /* Subgroup row maxima where a row's TX lanes fit one subgroup. This
+         * relies on consecutive local_invocation_index values being
+         * consecutive subgroup lanes, which WGSL does not promise but the
+         * NVIDIA and lavapipe drivers do (both checked against the CPU
+         * reference); WGNN_FUSED_FLAGS without 'g' turns it off. */
+        bool use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
+        if (ctx->knobs.fused_sg >= 0) use_sg = use_sg && ctx->knobs.fused_sg != 0;
+        bool lean = ctx->knobs.fused_lean > 0;
+        uint32_t srn = lean && use_sg ? 1u : rg * ty * tx;
+        if (fused_smem(d4, ty, tx, ke, rg, srn) > L->maxComputeWorkgroupStorageSize) continue;
         if (ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
             ty > L->maxComputeWorkgroupSizeY)
             continue;
@@ -189,16 +210,16 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
         c->rg = rg;
         c->oj = (d4 + tx - 1) / tx;
         c->pf = (ke * tx * d4 + tx * ty - 1) / (tx * ty);
-        /* vec4 partial sums pay off once D > 64 (measured), plain dots below */
-        c->sacc = d4 > 16;
-        /* Subgroup row maxima where a row's TX lanes fit one subgroup. This
-         * relies on consecutive local_invocation_index values being
-         * consecutive subgroup lanes, which WGSL does not promise but the
-         * NVIDIA and lavapipe drivers do (both checked against the CPU
-         * reference); WGNN_FUSED_FLAGS without 'g' turns it off. */
-        c->use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
+        c->use_sg = use_sg;
+        c->lean = lean;
+        c->srn = srn;
+        /* vec4 partial sums pay off once D > 64 (measured), plain dots below;
+         * LEAN's scalar fma chains need no extra accumulators */
+        c->sacc = d4 > 16 && !lean;
         if (ctx->knobs.fused_sacc >= 0) c->sacc = ctx->knobs.fused_sacc != 0;
-        if (ctx->knobs.fused_sg >= 0) c->use_sg = c->use_sg && ctx->knobs.fused_sg != 0;
+        uint32_t u = ctx->knobs.fused_unroll ? ctx->knobs.fused_unroll : 4;
+        c->ju = lean ? pow2_divisor(d4, u) : d4;
+        c->cu = lean ? pow2_divisor(ke * tx, u) : ke * tx;
         return true;
     }
     return false;
@@ -327,15 +348,22 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
     if (s != WGNN_OK) return s;
     uint64_t chunk = shc.bh;
     bool split = c.n_split > 1;
-    char prelude[1536];
+    char prelude[2048];
     snprintf(prelude, sizeof prelude,
              "%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
-             "const PF: u32 = %uu;\n%s%s"
-             "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
+             "const PF: u32 = %uu;\nconst LEAN: bool = %s;\nconst JU: u32 = %uu;\nconst CU: u32 = %uu;\n"
+             "const SRN: u32 = %uu;\n%s%s"
+             "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n"
+             "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
              c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c.ke, c.rg, c.oj, c.pf,
-             sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32, sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32,
+             c.lean ? "true" : "false", c.ju, c.cu, c.srn, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
+             sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32,
              c.use_sg ? "    var r = x;\n"
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
+                        "    return r;\n"
+                      : "    return x;\n",
+             c.use_sg ? "    var r = x;\n"
+                        "    for (var off = 1u; off < TX; off = off * 2u) { r += subgroupShuffleXor(r, off); }\n"
                         "    return r;\n"
                       : "    return x;\n");
     wgnn__const consts[8] = {{"TY", c.ty},
@@ -383,7 +411,8 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
                            (uint32_t)sh->group,
                            (int32_t)off,
                            (uint32_t)bh0,
-                           (uint32_t)(sh->kvlen ? sh->n_h : 1)};
+                           (uint32_t)(sh->kvlen ? sh->n_h : 1),
+                           d4};
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
         wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
