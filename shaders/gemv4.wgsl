@@ -5,9 +5,9 @@
 // (TRANS_B only), indices in elements (divided by 4 here).
 //
 // A workgroup of WG threads computes NJ = WG / LANES output columns: LANES
-// consecutive threads walk one row of W, each reading four 16-byte pieces
-// (LANES apart) before it adds any, so four loads a lane are in flight; MR
-// partial sums a thread, reduced through workgroup memory at the end.
+// consecutive threads walk one row of W, each reading U pieces (LANES
+// apart) before it adds any, so U loads a lane are in flight; MR partial
+// sums a thread, reduced through workgroup memory at the end.
 // B_F16: W holds halves, a piece is a vec2<u32> (four halves).
 // PRE (linear's prologue, on x as it is read): 1 RMS: sum of squares of
 // each row of x kept beside the dot product (a column's lanes walk the whole
@@ -16,7 +16,7 @@
 // 2 SWIGLU: x's rows hold 2k values (lda), and the product takes
 // silu(x[:k]) * x[k:].
 //
-// Prelude (src/ops/gemm.c): struct Params, consts WG, LANES, MR, alias BT4,
+// Prelude (src/ops/gemm.c): struct Params, consts WG, LANES, MR, U, alias BT4,
 // fn ldw(BT4) -> vec4<f32>, HAS_BIAS, ACT, PRE, fn norm_w(u32) -> vec4<f32>.
 // Dispatch: (ceil(n / NJ) folded into x*y, 1, batches); see common/grid.
 
@@ -60,24 +60,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (j < P.n) {
         let row = (P.b_off + wid.z * P.b_bs + j * P.ldb) / 4u;
         var k = lane;
-        for (; k + 3u * LANES < k4; k += 4u * LANES) {
-            let w0 = ldw(B[row + k]);
-            let w1 = ldw(B[row + k + LANES]);
-            let w2 = ldw(B[row + k + 2u * LANES]);
-            let w3 = ldw(B[row + k + 3u * LANES]);
+        for (; k + (U - 1u) * LANES < k4; k += U * LANES) {
+            var wv: array<vec4<f32>, U>;
+            for (var u = 0u; u < U; u++) { wv[u] = ldw(B[row + k + u * LANES]); }
             for (var r = 0u; r < MR; r++) {
                 if (r < P.m) {
                     let ab = a_base + r * lda + k;
-                    let x0 = xin(ab);
-                    let x1 = xin(ab + LANES);
-                    let x2 = xin(ab + 2u * LANES);
-                    let x3 = xin(ab + 3u * LANES);
-                    if (RMS) { ss[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
-                    if (PRE == 3u) {
-                        acc[r] += dot(x0 * norm_w(k), w0) + dot(x1 * norm_w(k + LANES), w1) +
-                                  dot(x2 * norm_w(k + 2u * LANES), w2) + dot(x3 * norm_w(k + 3u * LANES), w3);
-                    } else {
-                        acc[r] += dot(x0, w0) + dot(x1, w1) + dot(x2, w2) + dot(x3, w3);
+                    for (var u = 0u; u < U; u++) {
+                        let x = xin(ab + u * LANES);
+                        if (RMS) { ss[r] += dot(x, x); }
+                        acc[r] += dot(select(x, x * norm_w(k + u * LANES), PRE == 3u), wv[u]);
                     }
                 }
             }

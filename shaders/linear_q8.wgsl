@@ -17,7 +17,8 @@
 //
 // Prelude (src/ops/quant.c): struct Params (x_rs: x's row stride in vec4s;
 // bias_rs: 0 for a bias [n], n for one of the output's shape), consts WG,
-// LANES, MR, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu tanh, 4 silu:
+// LANES, MR, U (16-byte steps a lane in flight), HAS_BIAS, ACT (0 none, 1
+// relu, 2 gelu, 3 gelu tanh, 4 silu:
 // after the bias), PRE, fn norm_w(u32) -> vec4<f32>.
 // Dispatch: (ceil(n / NJ) folded into x*y, row blocks); see common/grid.
 #include "common/act"
@@ -48,6 +49,30 @@ fn dequant(q: u32) -> vec4<f32> {
     return vec4<f32>(f32((s << 24u) >> 24u), f32((s << 16u) >> 24u), f32((s << 8u) >> 24u), f32(s >> 24u));
 }
 
+// four words (16 k's from word w) against each row of x
+fn step4(acc: ptr<function, array<f32, MR>>, ss: ptr<function, array<f32, MR>>, r0: u32, w: u32, qw: vec4<u32>) {
+    let q0 = dequant(qw.x);
+    let q1 = dequant(qw.y);
+    let q2 = dequant(qw.z);
+    let q3 = dequant(qw.w);
+    for (var r = 0u; r < MR; r++) {
+        if (r0 + r < P.m) {
+            let xb = (r0 + r) * P.x_rs + w;
+            let x0 = xin(xb);
+            let x1 = xin(xb + 1u);
+            let x2 = xin(xb + 2u);
+            let x3 = xin(xb + 3u);
+            if (RMS) { (*ss)[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
+            if (PRE == 3u) {
+                (*acc)[r] += dot(x0 * norm_w(w), q0) + dot(x1 * norm_w(w + 1u), q1) + dot(x2 * norm_w(w + 2u), q2) +
+                             dot(x3 * norm_w(w + 3u), q3);
+            } else {
+                (*acc)[r] += dot(x0, q0) + dot(x1, q1) + dot(x2, q2) + dot(x3, q3);
+            }
+        }
+    }
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -63,30 +88,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     if (j < P.n) {
         let row = j * P.k4;
-        // four words (16 k's) a lane per step: a warp reads 512 contiguous
-        // bytes, four independent loads in flight; then single words
+        // four words (16 k's) a lane per step, U steps' words read before
+        // any is used (U * 16 bytes a lane in flight): a warp reads 512
+        // contiguous bytes a step; then single steps, then single words
         let whole = P.k4 & ~3u;
-        for (var w = lane * 4u; w < whole; w += LANES * 4u) {
-            let q0 = dequant(W[row + w]);
-            let q1 = dequant(W[row + w + 1u]);
-            let q2 = dequant(W[row + w + 2u]);
-            let q3 = dequant(W[row + w + 3u]);
-            for (var r = 0u; r < MR; r++) {
-                if (r0 + r < P.m) {
-                    let xb = (r0 + r) * P.x_rs + w;
-                    let x0 = xin(xb);
-                    let x1 = xin(xb + 1u);
-                    let x2 = xin(xb + 2u);
-                    let x3 = xin(xb + 3u);
-                    if (RMS) { ss[r] += dot(x0, x0) + dot(x1, x1) + dot(x2, x2) + dot(x3, x3); }
-                    if (PRE == 3u) {
-                        acc[r] += dot(x0 * norm_w(w), q0) + dot(x1 * norm_w(w + 1u), q1) + dot(x2 * norm_w(w + 2u), q2) +
-                                  dot(x3 * norm_w(w + 3u), q3);
-                    } else {
-                        acc[r] += dot(x0, q0) + dot(x1, q1) + dot(x2, q2) + dot(x3, q3);
-                    }
-                }
+        var w = lane * 4u;
+        for (; w + (U - 1u) * LANES * 4u < whole; w += U * LANES * 4u) {
+            var qw: array<vec4<u32>, U>;
+            for (var u = 0u; u < U; u++) {
+                let b = row + w + u * LANES * 4u;
+                qw[u] = vec4<u32>(W[b], W[b + 1u], W[b + 2u], W[b + 3u]);
             }
+            for (var u = 0u; u < U; u++) {
+                let wu = w + u * LANES * 4u;
+                step4(&acc, &ss, r0, wu, qw[u]);
+            }
+        }
+        for (; w < whole; w += LANES * 4u) {
+            step4(&acc, &ss, r0, w, vec4<u32>(W[row + w], W[row + w + 1u], W[row + w + 2u], W[row + w + 3u]));
         }
         for (var w = whole + lane; w < P.k4; w += LANES) {
             let wv = dequant(W[row + w]);

@@ -399,6 +399,8 @@ static void read_knobs(wgnn__knobs *k) {
      * so that the GPU starts on the first while the host records the next
      * (a Qwen3-0.6B decode step on the H200: 3.99 ms one submit, 3.79 every
      * 100 dispatches, 3.40 every 40; docs/PERFORMANCE.md) */
+    env = getenv("WGNN_GEMV_UNROLL");
+    k->gemv_unroll = env && atoi(env) >= 1 && atoi(env) <= 16 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GRAPH_CHUNK");
     k->graph_chunk = env ? (uint32_t)strtoul(env[0] == 'g' ? env + 1 : env, NULL, 10) : 40u;
     k->graph_chunk_grow = env && env[0] == 'g';

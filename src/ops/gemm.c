@@ -379,14 +379,15 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
      * steps of four pieces */
     bool v4 = gemv4_ok(g, &t);
     if (v4) {
-        uint32_t lanes = 32;
-        while (lanes < t.wx && (uint64_t)lanes * 8u < g->k / 4u) lanes *= 2;
+        /* U pieces a lane in flight (WGNN_GEMV_UNROLL) */
+        uint32_t u = ctx->knobs.gemv_unroll ? ctx->knobs.gemv_unroll : 4u, lanes = 32;
+        while (lanes < t.wx && (uint64_t)lanes * 2u * u < g->k / 4u) lanes *= 2;
         if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes < t.wx ? ctx->knobs.gemv_lanes : t.wx;
         t.wy = lanes;
         snprintf(pre, sizeof pre,
-                 "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\n%s"
+                 "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst U: u32 = %uu;\n%s"
                  "const HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s",
-                 WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr,
+                 WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr, u,
                  g->b_f16 ? "alias BT4 = vec2<u32>;\n"
                             "fn ldw(x: BT4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n"
                           : "alias BT4 = vec4<f32>;\nfn ldw(x: BT4) -> vec4<f32> { return x; }\n",

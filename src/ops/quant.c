@@ -153,8 +153,10 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     uint32_t mr = rows <= 4 ? (uint32_t)rows : 8u;
     /* lanes a row of W: enough that each walks it in about two steps of
      * four words (as the GEMV; see gemm.c) */
+    /* U 16-byte steps a lane in flight (WGNN_GEMV_UNROLL) */
+    uint32_t unroll = ctx->knobs.gemv_unroll ? ctx->knobs.gemv_unroll : 1u;
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u), lanes = 32;
-    while (lanes < wg && (uint64_t)lanes * 8u < k4) lanes *= 2;
+    while (lanes < wg && (uint64_t)lanes * 8u * unroll < k4) lanes *= 2;
     if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes;
     while (lanes > 1 && lanes > k4) lanes /= 2;
     if (lanes > wg) lanes = wg;
@@ -166,9 +168,9 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     bool bias;
     int gw = wgnn__linear_norm_input(n, 3, Q8_PRE, &bias);
     snprintf(pre, sizeof pre,
-             "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst HAS_BIAS: bool = %s;\n"
+             "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst U: u32 = %uu;\nconst HAS_BIAS: bool = %s;\n"
              "const ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s",
-             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, bias ? "true" : "false", (unsigned)n->arg[Q8_ACT].i[0], prol,
+             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, unroll, bias ? "true" : "false", (unsigned)n->arg[Q8_ACT].i[0], prol,
              gw >= 0 ? "@group(0) @binding(6) var<storage, read> NW: array<vec4<f32>>;\n"
                        "fn norm_w(i: u32) -> vec4<f32> { return NW[i]; }\n"
                      : "fn norm_w(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }\n");
