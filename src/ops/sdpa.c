@@ -162,6 +162,9 @@ static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, u
     return 16u * (4ull * rg * ty * rs + (uint64_t)ke * tx * rs + (uint64_t)ke * tx * (rg * ty + 1u) + srn);
 }
 
+/* S_q and S_kv >= 1024: the LEAN tile's shapes (fused_tile). */
+static bool long_seq(const sdpa_shape *sh) { return sh->s_q >= 1024 && sh->s_kv >= 1024; }
+
 /* The largest power of two <= want that divides n (want >= 1). */
 static uint32_t pow2_divisor(uint32_t n, uint32_t want) {
     uint32_t u = 1;
@@ -176,17 +179,26 @@ static uint32_t pow2_divisor(uint32_t n, uint32_t want) {
  * first, for tuning; WGNN_FUSED_FLAGS with 'l' takes the kernel's LEAN
  * variant (its tile then also from this list, or the knob), 'uN' its
  * unroll (default 4). */
-static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
+static bool fused_tile(const wgnn_context *ctx, uint32_t d4, bool long_s, fused_cfg *c) {
     static const uint32_t gpu[][4] = {{16, 16, 2, 1}, {8, 16, 2, 1}, {16, 8, 4, 1}, {8, 8, 4, 1}, {16, 4, 4, 1},
                                       {8, 4, 4, 1},  {4, 4, 4, 1},  {4, 2, 4, 1},  {2, 2, 4, 1}, {1, 2, 4, 1},
                                       {1, 1, 4, 1}};
+    /* Long sequences on a GPU (S_q and S_kv >= 1024, no knob set): the LEAN
+     * variant, unroll 8, 8 rows a thread (8x16x2x2) where it fits, else the
+     * list above (D=128: 8x16x2x1). The H200, two calls: (1,12,4096,4096,64)
+     * 2.013 -> 1.961 ms, (1,16,16384,16384,64) 42.14 -> 40.13, (4,16,4096,
+     * 4096,128) 23.69 -> 22.77; at ViT size (S = 197) it is slower (0.023 ->
+     * 0.024 ms), so short sequences keep the plain kernel. */
+    static const uint32_t gpu_long[4] = {8, 16, 2, 2};
     static const uint32_t cpu[][4] = {{8, 4, 4, 2}, {4, 4, 4, 2}, {8, 4, 4, 1}, {8, 8, 4, 1}, {4, 4, 4, 1},
                                       {4, 2, 4, 1}, {2, 2, 4, 1}, {1, 2, 4, 1}, {1, 1, 4, 1}};
     bool is_cpu = cpu_adapter(ctx);
     const uint32_t(*cand)[4] = is_cpu ? cpu : gpu;
     size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
     const WGPULimits *L = &ctx->limits;
-    const uint32_t *e = ctx->knobs.fused_tile;
+    bool knobs = ctx->knobs.fused_tile[0] != 0 || ctx->knobs.fused_lean >= 0 || ctx->knobs.fused_unroll != 0;
+    bool lean_long = long_s && !is_cpu && !knobs;
+    const uint32_t *e = lean_long ? gpu_long : ctx->knobs.fused_tile;
     bool use_env = e[0] != 0;
     for (size_t i = use_env ? 0 : 1; i < n + 1; i++) {
         const uint32_t *t = i == 0 ? e : cand[i - 1];
@@ -198,7 +210,7 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
          * reference); WGNN_FUSED_FLAGS without 'g' turns it off. */
         bool use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
         if (ctx->knobs.fused_sg >= 0) use_sg = use_sg && ctx->knobs.fused_sg != 0;
-        bool lean = ctx->knobs.fused_lean > 0;
+        bool lean = ctx->knobs.fused_lean > 0 || lean_long;
         uint32_t srn = lean && use_sg ? 1u : rg * ty * tx;
         if (fused_smem(d4, ty, tx, ke, rg, srn) > L->maxComputeWorkgroupStorageSize) continue;
         if (ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
@@ -217,7 +229,7 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, fused_cfg *c) {
          * LEAN's scalar fma chains need no extra accumulators */
         c->sacc = d4 > 16 && !lean;
         if (ctx->knobs.fused_sacc >= 0) c->sacc = ctx->knobs.fused_sacc != 0;
-        uint32_t u = ctx->knobs.fused_unroll ? ctx->knobs.fused_unroll : 4;
+        uint32_t u = ctx->knobs.fused_unroll ? ctx->knobs.fused_unroll : lean_long ? 8 : 4;
         c->ju = lean ? pow2_divisor(d4, u) : d4;
         c->cu = lean ? pow2_divisor(ke * tx, u) : ke * tx;
         return true;
@@ -288,7 +300,7 @@ static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
  * they cannot disagree: tile, heads per dispatch (*shc is one such chunk)
  * and key splits. */
 static wgnn_status fused_plan(wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c, sdpa_shape *shc) {
-    if (!fused_tile(ctx, (uint32_t)(sh->d / 4), c))
+    if (!fused_tile(ctx, (uint32_t)(sh->d / 4), long_seq(sh), c))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "sdpa fused: D=%llu needs more workgroup memory than the device's "
                          "maxComputeWorkgroupStorageSize (%u bytes) has; use the three-pass implementation",
@@ -556,7 +568,7 @@ static wgnn_sdpa_impl route(wgnn_context *ctx, const sdpa_shape *sh, wgnn_sdpa_i
     fused_cfg c;
     wgnn_sdpa_impl tp =
         !cpu_adapter(ctx) || sh->bh * sh->s_q < WGNN__CPU_CHANNEL_ROWS ? WGNN_SDPA_CHANNEL : WGNN_SDPA_THREE_PASS;
-    if (fused_tile(ctx, (uint32_t)(sh->d / 4), &c)) {
+    if (fused_tile(ctx, (uint32_t)(sh->d / 4), long_seq(sh), &c)) {
         if (cpu_adapter(ctx) && sh->s_q * 4u < 4ull * c.rg * c.ty) pref[n++] = WGNN_SDPA_CHANNEL;
         pref[n++] = WGNN_SDPA_FUSED;
     }
