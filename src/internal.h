@@ -312,6 +312,11 @@ wgnn_status wgnn__flush(wgnn_context *ctx, bool wait);
 /* Submits pending work plus a copy of size bytes of src, waits, and copies
  * min(size, dst_bytes) bytes into dst. */
 wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, void *dst, size_t dst_bytes);
+/* Maps buf's [0, err_off + 16) for reading, waits, copies its first n bytes
+ * to dst (may be NULL), turns the data-error words at err_off into the
+ * call's error, unmaps. On a failed wait the buffer may still map later:
+ * reuse it no more (a parked record keeps it alive). */
+wgnn_status wgnn__map_read(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, void *dst, size_t n, const char *what);
 /* A map callback filling a wgnn__cb (status, message). */
 void wgnn__on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, void *u2);
 /* Turns set data-error words (read back from the GPU) into the call's

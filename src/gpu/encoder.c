@@ -357,39 +357,41 @@ wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, 
         wgpuBufferRelease(staging);
         return s;
     }
+    s = wgnn__map_read(ctx, staging, err_off, dst, dst_bytes < size ? dst_bytes : (size_t)size, "reading back");
+    wgpuBufferDestroy(staging);
+    wgpuBufferRelease(staging);
+    return s;
+}
+
+wgnn_status wgnn__map_read(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, void *dst, size_t n, const char *what) {
     wgnn__cb *r = wgnn__cb_new();
-    if (!r) {
-        wgpuBufferRelease(staging);
-        return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "reading back: out of host memory");
-    }
-    r->hold = staging; /* the record owns it: a timed-out map still refers to it */
+    if (!r) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "%s: out of host memory", what);
+    wgpuBufferAddRef(buf);
+    r->hold = buf; /* the record holds a reference: a timed-out map still refers to the buffer */
     WGPUBufferMapCallbackInfo ci = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
     ci.mode = WGPUCallbackMode_WaitAnyOnly;
     ci.callback = wgnn__on_map;
     ci.userdata1 = r;
-    s = wgnn__cb_wait(ctx, wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, (size_t)(err_off + 16u), ci), r,
-                      "reading back");
-    if (s != WGNN_OK) return s; /* r (and staging) parked until the context goes */
+    wgnn_status s = wgnn__cb_wait(ctx, wgpuBufferMapAsync(buf, WGPUMapMode_Read, 0, (size_t)(err_off + 16u), ci), r, what);
+    if (s != WGNN_OK) return s; /* r (and its reference) parked until the context goes */
     ctx->unwaited_flushes = 0;
     if (r->status != (int)WGPUMapAsyncStatus_Success) {
         s = wgnn__check_health(ctx);
-        if (s == WGNN_OK)
-            s = wgnn__err(ctx, WGNN_ERR_GPU, "reading back: mapping failed (status %d): %s", r->status, r->msg);
+        if (s == WGNN_OK) s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: mapping failed (status %d): %s", what, r->status, r->msg);
     } else {
-        const unsigned char *p = wgpuBufferGetConstMappedRange(staging, 0, (size_t)(err_off + 16u));
+        const unsigned char *p = wgpuBufferGetConstMappedRange(buf, 0, (size_t)(err_off + 16u));
         if (p) {
             uint32_t w[4];
             memcpy(w, p + err_off, sizeof w);
-            if (dst && dst_bytes) memcpy(dst, p, dst_bytes < size ? dst_bytes : (size_t)size);
+            if (dst && n) memcpy(dst, p, n);
             s = wgnn__check_health(ctx);
             if (s == WGNN_OK) s = wgnn__data_error(ctx, w);
         } else {
-            s = wgnn__err(ctx, WGNN_ERR_GPU, "reading back: no mapped range");
+            s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: no mapped range", what);
         }
-        wgpuBufferUnmap(staging);
+        wgpuBufferUnmap(buf);
     }
-    wgpuBufferDestroy(staging);
-    wgnn__cb_free(r); /* releases staging */
+    wgnn__cb_free(r); /* drops its reference */
     return s;
 }
 

@@ -107,6 +107,18 @@ static wgnn_status run_prologue(wgnn_graph *g, bool timed) {
     return WGNN_OK;
 }
 
+/* Finishes enc, submits its command buffer and releases both (a failure
+ * shows in the error scope around the run). */
+static void finish_submit(wgnn_context *ctx, WGPUCommandEncoder enc) {
+    WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
+    if (cb) {
+        wgpuQueueSubmit(ctx->queue, 1, &cb);
+        wgpuCommandBufferRelease(cb);
+    }
+    wgpuCommandEncoderRelease(enc);
+}
+
 /* Records the nodes (in pieces of ctx->knobs.graph_chunk dispatches, each
  * submitted as soon as it is recorded; one pass per node with timestamps
  * when timed) and submits them. copy_src (may be NULL): copied at the end
@@ -159,13 +171,7 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, WGPUBuffer copy_src,
             }
             if (cut && ctx->knobs.graph_chunk_grow) chunk *= 2;
             if (cut) {
-                WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-                WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
-                if (cb) {
-                    wgpuQueueSubmit(ctx->queue, 1, &cb);
-                    wgpuCommandBufferRelease(cb);
-                }
-                wgpuCommandEncoderRelease(enc);
+                finish_submit(ctx, enc);
                 enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
                 since = 0;
                 if (!enc) {
@@ -185,15 +191,7 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, WGPUBuffer copy_src,
             wgpuCommandEncoderCopyBufferToBuffer(enc, copy_src, 0, stage, 0, copy_bytes);
             wgpuCommandEncoderCopyBufferToBuffer(enc, wgnn__data_error_buffer(ctx), 0, stage, err_off, 16);
         }
-        if (enc) {
-            WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-            WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
-            if (cb) {
-                wgpuQueueSubmit(ctx->queue, 1, &cb);
-                wgpuCommandBufferRelease(cb);
-            }
-            wgpuCommandEncoderRelease(enc);
-        }
+        if (enc) finish_submit(ctx, enc);
     }
     double t1 = now_ms();
     g->last_record_ms = t1 - t0;
@@ -347,38 +345,11 @@ static wgnn_status graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes
     if (slot < 0 || slot > 1 || !g->stage[slot] || bytes != g->stage_bytes[slot])
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_fetch: slot %d holds no run of %zu bytes", slot, bytes);
     double t0 = now_ms();
-    uint64_t err_off = stage_err_off(bytes);
-    wgnn__cb *r = wgnn__cb_new();
-    if (!r) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_fetch: out of host memory");
-    WGPUBufferMapCallbackInfo ci = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
-    ci.mode = WGPUCallbackMode_WaitAnyOnly;
-    ci.callback = wgnn__on_map;
-    ci.userdata1 = r;
-    wgnn_status s = wgnn__cb_wait(ctx, wgpuBufferMapAsync(g->stage[slot], WGPUMapMode_Read, 0, (size_t)(err_off + 16u), ci),
-                                  r, "graph_fetch");
-    if (s != WGNN_OK) { /* r parked until the context goes; the slot may still map: drop it */
+    wgnn_status s = wgnn__map_read(ctx, g->stage[slot], stage_err_off(bytes), data, bytes, "graph_fetch");
+    if (s == WGNN_ERR_TIMEOUT || s == WGNN_ERR_GPU) { /* the slot may still be mapping: a fresh one next time */
         wgpuBufferRelease(g->stage[slot]);
         g->stage[slot] = NULL;
-        return s;
     }
-    ctx->unwaited_flushes = 0;
-    if (r->status != (int)WGPUMapAsyncStatus_Success) {
-        s = wgnn__check_health(ctx);
-        if (s == WGNN_OK) s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_fetch: mapping failed (status %d): %s", r->status, r->msg);
-    } else {
-        const unsigned char *p = wgpuBufferGetConstMappedRange(g->stage[slot], 0, (size_t)(err_off + 16u));
-        if (p) {
-            uint32_t w[4];
-            memcpy(w, p + err_off, sizeof w);
-            memcpy(data, p, bytes);
-            s = wgnn__check_health(ctx);
-            if (s == WGNN_OK) s = wgnn__data_error(ctx, w);
-        } else {
-            s = wgnn__err(ctx, WGNN_ERR_GPU, "graph_fetch: no mapped range");
-        }
-        wgpuBufferUnmap(g->stage[slot]);
-    }
-    wgnn__cb_free(r);
     g->last_wait_ms = now_ms() - t0;
     return s;
 }

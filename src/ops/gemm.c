@@ -638,17 +638,16 @@ static int64_t linear_in_row(const wgnn__node *n, int64_t k) {
     return n->arg[LIN_PRE].i[0] == WGNN__PRE_SWIGLU ? 2 * k : k;
 }
 
-/* the prologue's norm weight: float32 [k], where prologue=rms_norm_weight */
-static wgnn_status norm_weight_check(wgnn__node *n, int at, int64_t k) {
+wgnn_status wgnn__linear_norm_weight_check(wgnn__node *n, int at, int n_fixed, int64_t k, const char *kname) {
     if (at < 0) return WGNN_OK;
     const wgnn_desc *g = &n->in[at];
-    if (at < 2 || g->dtype != WGNN_F32 || g->rank != 1 || g->dims[0] != k) {
+    if (at < n_fixed || g->dtype != WGNN_F32 || g->rank != 1 || g->dims[0] != k) {
         char gs[160];
         wgnn__dims_str(g, gs, sizeof gs);
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                              "prologue=rms_norm_weight takes the norm's weight float32 [in_features] = [%lld] as the "
-                              "last input; input %d is %s %s",
-                              (long long)k, at, wgnn_dtype_name(g->dtype), gs);
+                              "prologue=rms_norm_weight takes the norm's weight float32 [%s] = [%lld] as the last "
+                              "input; input %d is %s %s",
+                              kname, (long long)k, at, wgnn_dtype_name(g->dtype), gs);
     }
     return WGNN_OK;
 }
@@ -671,7 +670,7 @@ static wgnn_status linear_check(wgnn__node *n) {
     }
     if (!(n->arg[LIN_EPS].f >= 0) || !isfinite(n->arg[LIN_EPS].f))
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[LIN_EPS].f);
-    if ((s = norm_weight_check(n, gw, w->dims[1])) != WGNN_OK) return s;
+    if ((s = wgnn__linear_norm_weight_check(n, gw, 2, w->dims[1], "in_features")) != WGNN_OK) return s;
     n->n_out = 1;
     n->out[0] = *x;
     n->out[0].dims[x->rank - 1] = w->dims[0];

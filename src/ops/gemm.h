@@ -68,5 +68,8 @@ bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n
  * where the norm weight is (-1: none): prologue=rms_norm_weight takes it as
  * the last input. */
 int wgnn__linear_norm_input(const wgnn__node *n, int n_fixed, int pre_arg, bool *has_bias);
+/* That input, when there is one (at >= 0), must be float32 [k] and come
+ * after the n_fixed inputs; kname names k in the message. */
+wgnn_status wgnn__linear_norm_weight_check(wgnn__node *n, int at, int n_fixed, int64_t k, const char *kname);
 
 #endif /* WGNN_GEMM_H */

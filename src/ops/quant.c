@@ -97,17 +97,8 @@ static wgnn_status q8_check(wgnn__node *n) {
                               (long long)(w->dims[1] * 4));
     if (!(n->arg[Q8_EPS].f >= 0) || !isfinite(n->arg[Q8_EPS].f))
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[Q8_EPS].f);
-    if (gw >= 0) {
-        const wgnn_desc *g = &n->in[gw];
-        if (gw < 3 || g->dtype != WGNN_F32 || g->rank != 1 || g->dims[0] != k) {
-            char gs[160];
-            wgnn__dims_str(g, gs, sizeof gs);
-            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                                  "prologue=rms_norm_weight takes the norm's weight float32 [K] = [%lld] as the last "
-                                  "input; input %d is %s %s",
-                                  (long long)k, gw, wgnn_dtype_name(g->dtype), gs);
-        }
-    }
+    wgnn_status s = wgnn__linear_norm_weight_check(n, gw, 3, k, "K");
+    if (s != WGNN_OK) return s;
     if (sc->dtype != WGNN_F32 || sc->rank != 1 || sc->dims[0] != w->dims[0])
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale is %s %s; it must be float32 [N] = [%lld]",
                               wgnn_dtype_name(sc->dtype), ss, (long long)w->dims[0]);
