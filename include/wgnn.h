@@ -586,7 +586,7 @@ typedef struct wgnn_lm_generate_options {
     uint64_t seed;         /* for the uniform numbers the GPU samples with */
     int ignore_eos;        /* nonzero: do not stop at EOS (benchmarks) */
     float *prefill_logits; /* NULL, or room for [n_prompt, vocab_size] floats */
-    int profile;           /* nonzero: profile the prefill and the last decode step (wgnn_lm_graph) */
+    int profile;           /* nonzero: profile the prefill, and one more decode step run after the timed ones (wgnn_lm_graph) */
 } wgnn_lm_generate_options;
 
 typedef struct wgnn_lm_stats {

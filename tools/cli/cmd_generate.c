@@ -26,7 +26,7 @@ const char k_usage_generate[] =
     "  --ignore-eos           do not stop at EOS (benchmarks)\n"
     "  --ids-out FILE         write prompt + generated ids, int32 .npy\n"
     "  --logits-out FILE      write the prompt's logits [prompt_len, vocab], float32 .npy\n"
-    "  --profile              GPU time per node of the prefill and of the last decode step\n"
+    "  --profile              GPU time per node of the prefill and of one decode step (run after the timed ones)\n"
     "  --iters N              generate N times from the prompt (the text streams once) and\n"
     "                         report the median prefill and decode times (benchmarks)\n";
 
@@ -245,7 +245,7 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
         if (pg && print_profile(stderr, ctx, pg, "profile (prefill)", &sum, &total) == WGNN_OK)
             fprintf(stderr, "prefill GPU time: %.3f ms summed over nodes, %.3f ms first start to last end\n",
                     (double)sum / 1e6, (double)total / 1e6);
-        if (dg && print_profile(stderr, ctx, dg, "profile (last decode step)", &sum, &total) == WGNN_OK)
+        if (dg && print_profile(stderr, ctx, dg, "profile (a decode step, after the timed ones)", &sum, &total) == WGNN_OK)
             fprintf(stderr, "decode step GPU time: %.3f ms summed over nodes, %.3f ms first start to last end\n",
                     (double)sum / 1e6, (double)total / 1e6);
     }
