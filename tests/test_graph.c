@@ -536,6 +536,21 @@ static void test_state(wgnn_context *ctx) {
     wgnn_tensor_destroy(cache);
 }
 
+/* A new graph with qkv_rope_cache's inputs: qkv, cos, sin, pos as inputs
+ * (1 token, 2 heads on 1 of D = 4) and the caches tk, tv as constants. */
+static wgnn_graph *rope_cache_graph(wgnn_context *ctx, wgnn_tensor *tk, wgnn_tensor *tv, wgnn_value in[6]) {
+    int64_t qd[3] = {1, 1, 16}, td[2] = {1, 4}, pd[1] = {1};
+    wgnn_graph *g = NULL;
+    wgnn_graph_create(ctx, &g);
+    wgnn_graph_input(g, "qkv", WGNN_F32, 3, qd, &in[0]);
+    wgnn_graph_input(g, "cos", WGNN_F32, 2, td, &in[1]);
+    wgnn_graph_input(g, "sin", WGNN_F32, 2, td, &in[2]);
+    wgnn_graph_input(g, "pos", WGNN_I32, 1, pd, &in[3]);
+    wgnn_graph_constant(g, tk, 0, &in[4]);
+    wgnn_graph_constant(g, tv, 0, &in[5]);
+    return g;
+}
+
 /* qkv_rope_cache writing two caches in place (wgnn_graph_op_into_n): one
  * token a run at positions 3, 1, 4; the caches and q against the reference
  * run the same way. */
@@ -548,16 +563,9 @@ static void test_state_multi(wgnn_context *ctx) {
     wgnn_tensor_create(ctx, WGNN_F32, 4, cd, &tv);
     wgnn_tensor_upload(ctx, tk, kc.p, ht_n(&kc) * 4);
     wgnn_tensor_upload(ctx, tv, vc.p, ht_n(&vc) * 4);
-    wgnn_graph *g = NULL;
-    wgnn_graph_create(ctx, &g);
-    wgnn_value x, c, sn, pos, k, v, outs[3];
-    wgnn_graph_input(g, "qkv", WGNN_F32, 3, qd, &x);
-    wgnn_graph_input(g, "cos", WGNN_F32, 2, td, &c);
-    wgnn_graph_input(g, "sin", WGNN_F32, 2, td, &sn);
-    wgnn_graph_input(g, "pos", WGNN_I32, 1, pd, &pos);
-    wgnn_graph_constant(g, tk, 0, &k);
-    wgnn_graph_constant(g, tv, 0, &v);
-    wgnn_value in[6] = {x, c, sn, pos, k, v};
+    wgnn_value in[6], outs[3];
+    wgnn_graph *g = rope_cache_graph(ctx, tk, tv, in);
+    wgnn_value x = in[0], c = in[1], sn = in[2], pos = in[3], k = in[4], v = in[5];
     int n_out = 0;
     wgnn_status s = wgnn_graph_op_into_n(g, "qkv_rope_cache", in, 6, args, 2, (wgnn_value[]){-1, k, v}, 3, outs, 3, &n_out);
     CHECK(s == WGNN_OK && n_out == 3 && outs[1] == k && outs[2] == v, "op_into_n qkv_rope_cache: %s",
@@ -596,14 +604,10 @@ static void test_state_multi(wgnn_context *ctx) {
 
     /* refused: more dst values than outputs; an input reading a dst that is
      * not the output's in-place input; one dst for two outputs */
-    wgnn_graph_create(ctx, &g);
-    wgnn_graph_input(g, "qkv", WGNN_F32, 3, qd, &x);
-    wgnn_graph_input(g, "cos", WGNN_F32, 2, td, &c);
-    wgnn_graph_input(g, "sin", WGNN_F32, 2, td, &sn);
-    wgnn_graph_input(g, "pos", WGNN_I32, 1, pd, &pos);
-    wgnn_graph_constant(g, tk, 0, &k);
-    wgnn_graph_constant(g, tv, 0, &v);
-    wgnn_value in2[6] = {x, c, sn, pos, k, v};
+    wgnn_value in2[6];
+    g = rope_cache_graph(ctx, tk, tv, in2);
+    k = in2[4];
+    v = in2[5];
     s = wgnn_graph_op_into_n(g, "qkv_rope_cache", in2, 6, args, 2, (wgnn_value[]){-1, k, v, -1}, 4, outs, 3, &n_out);
     CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "4 dst values for the op's 3 outputs"),
           "op_into_n 4 dst: %s", wgnn_context_error(ctx));
