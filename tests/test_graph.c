@@ -621,6 +621,49 @@ static void test_state_multi(wgnn_context *ctx) {
     CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "op_into takes one"),
           "op_into of a 3-output op: %s", wgnn_context_error(ctx));
     wgnn_graph_destroy(g);
+
+    /* eager, in place: the caches passed as outputs 1 and 2 get only row 2
+     * written; swapped (k_cache as output 2) is refused */
+    {
+        ht hx = ht_rand(3, qd, -1, 1), hc = ht_rand(2, td, -1, 1), hs = ht_rand(2, td, -1, 1), hp = ht_new(1, pd);
+        hp.d.dtype = WGNN_I32;
+        int32_t p2 = 2;
+        memcpy(hp.p, &p2, 4);
+        wgnn_tensor *ex = NULL, *ec = NULL, *es = NULL, *ep = NULL, *eq = NULL;
+        wgnn_tensor_create(ctx, WGNN_F32, 3, qd, &ex);
+        wgnn_tensor_create(ctx, WGNN_F32, 2, td, &ec);
+        wgnn_tensor_create(ctx, WGNN_F32, 2, td, &es);
+        wgnn_tensor_create(ctx, WGNN_I32, 1, pd, &ep);
+        wgnn_tensor_create(ctx, WGNN_F32, 4, (int64_t[]){1, 2, 1, 4}, &eq);
+        wgnn_tensor_upload(ctx, ex, hx.p, ht_n(&hx) * 4);
+        wgnn_tensor_upload(ctx, ec, hc.p, ht_n(&hc) * 4);
+        wgnn_tensor_upload(ctx, es, hs.p, ht_n(&hs) * 4);
+        wgnn_tensor_upload(ctx, ep, &p2, 4);
+        wgnn_tensor_download(ctx, tk, kc.p, ht_n(&kc) * 4); /* the caches as the runs above left them */
+        wgnn_tensor_download(ctx, tv, vc.p, ht_n(&vc) * 4);
+        const wgnn_tensor *ein[6] = {ex, ec, es, ep, tk, tv};
+        s = wgnn_op(ctx, "qkv_rope_cache", ein, 6, args, 2, (wgnn_tensor *[]){eq, tk, tv}, 3);
+        CHECK(s == WGNN_OK, "eager qkv_rope_cache in place: %s", wgnn_context_error(ctx));
+        ht rin[6] = {hx, hc, hs, hp, kc, vc}, r[3];
+        int nr = href("qkv_rope_cache", rin, 6, args, 2, r);
+        if (s == WGNN_OK && nr == 3) {
+            float got[20];
+            double md;
+            wgnn_tensor_download(ctx, eq, got, 8 * sizeof(float));
+            CHECK(tu_close(got, r[0].p, 8, 1e-5, 1e-5, &md), "eager in place: q differs by %g", md);
+            wgnn_tensor_download(ctx, tk, got, sizeof got);
+            CHECK(tu_close(got, r[1].p, 20, 1e-5, 1e-5, &md), "eager in place: k cache differs by %g", md);
+            wgnn_tensor_download(ctx, tv, got, sizeof got);
+            CHECK(tu_close(got, r[2].p, 20, 1e-5, 1e-5, &md), "eager in place: v cache differs by %g", md);
+        }
+        for (int i = 0; i < nr; i++) free(r[i].p);
+        s = wgnn_op(ctx, "qkv_rope_cache", ein, 6, args, 2, (wgnn_tensor *[]){eq, tv, tk}, 3);
+        CHECK(s == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "is also input"),
+              "eager qkv_rope_cache with swapped caches: %s", wgnn_context_error(ctx));
+        wgnn_tensor *ts[5] = {ex, ec, es, ep, eq};
+        for (int i = 0; i < 5; i++) wgnn_tensor_destroy(ts[i]);
+        free(hx.p), free(hc.p), free(hs.p), free(hp.p);
+    }
     free(kc.p);
     free(vc.p);
     wgnn_tensor_destroy(tk);
