@@ -22,6 +22,7 @@
 
 #include "common/act"
 #include "common/grid"
+#include "common/lanes_sum"
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> A: array<vec4<f32>>;
@@ -30,9 +31,7 @@
 @group(0) @binding(4) var<storage, read> BIAS: array<f32>;
 
 const NJ: u32 = WG / LANES;
-var<workgroup> RED: array<f32, WG * MR>;
 const RMS: bool = PRE == 1u || PRE == 3u;
-var<workgroup> RED_SS: array<f32, select(1u, WG * MR, RMS)>;
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
@@ -85,20 +84,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
     }
-    for (var r = 0u; r < MR; r++) {
-        RED[r * WG + tid] = acc[r];
-        if (RMS) { RED_SS[r * WG + tid] = ss[r]; }
-    }
-    workgroupBarrier();
-    for (var s = LANES / 2u; s > 0u; s >>= 1u) {
-        if (lane < s) {
-            for (var r = 0u; r < MR; r++) {
-                RED[r * WG + tid] += RED[r * WG + tid + s];
-                if (RMS) { RED_SS[r * WG + tid] += RED_SS[r * WG + tid + s]; }
-            }
-        }
-        workgroupBarrier();
-    }
+    lanes_sum(&acc, &ss, tid, lane);
     if (lane == 0u && j < P.n) {
         let c_base = P.c_off + wid.z * P.c_bs;
         let bias_base = P.bias_off + wid.z * P.bias_bs;

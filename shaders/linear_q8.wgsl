@@ -23,6 +23,7 @@
 // Dispatch: (ceil(n / NJ) folded into x*y, row blocks); see common/grid.
 #include "common/act"
 #include "common/grid"
+#include "common/lanes_sum"
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> X: array<vec4<f32>>; // [m, x_rs]
@@ -32,9 +33,7 @@
 @group(0) @binding(5) var<storage, read> BIAS: array<f32>;    // [n] or [m, n] (a dummy without HAS_BIAS)
 
 const NJ: u32 = WG / LANES;
-var<workgroup> RED: array<f32, WG * MR>;
 const RMS: bool = PRE == 1u || PRE == 3u;
-var<workgroup> RED_SS: array<f32, select(1u, WG * MR, RMS)>;
 
 // x's piece i (vec4 index) after the prologue
 fn xin(i: u32) -> vec4<f32> {
@@ -118,20 +117,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
     }
-    for (var r = 0u; r < MR; r++) {
-        RED[r * WG + tid] = acc[r];
-        if (RMS) { RED_SS[r * WG + tid] = ss[r]; }
-    }
-    workgroupBarrier();
-    for (var s = LANES / 2u; s > 0u; s >>= 1u) {
-        if (lane < s) {
-            for (var r = 0u; r < MR; r++) {
-                RED[r * WG + tid] += RED[r * WG + tid + s];
-                if (RMS) { RED_SS[r * WG + tid] += RED_SS[r * WG + tid + s]; }
-            }
-        }
-        workgroupBarrier();
-    }
+    lanes_sum(&acc, &ss, tid, lane);
     if (lane == 0u && j < P.n) {
         for (var r = 0u; r < MR; r++) {
             if (r0 + r < P.m) {
