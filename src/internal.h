@@ -286,6 +286,9 @@ wgnn__dispatch *wgnn__plan_add(wgnn_context *ctx, wgnn__plan *p, const wgnn__pip
                                uint32_t params_size, uint32_t gx, uint32_t gy, uint32_t gz);
 void wgnn__plan_bind(wgnn__dispatch *d, WGPUBuffer buf, uint64_t offset, uint64_t size);
 void wgnn__plan_bind_scratch(wgnn__dispatch *d, uint32_t scratch_index, uint64_t offset, uint64_t size);
+/* Binds size bytes (0: the rest) from offset into b (a buffer or a plan
+ * scratch, b's own offset added). */
+void wgnn__plan_bind_range(wgnn__dispatch *d, const wgnn__binding *b, uint64_t offset, uint64_t size);
 /* Declares a scratch buffer; returns its index, or -1 past WGNN__MAX_SCRATCH. */
 int wgnn__plan_scratch(wgnn__plan *p, uint64_t bytes);
 void wgnn__plan_free(wgnn__plan *p);

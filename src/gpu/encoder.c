@@ -59,6 +59,11 @@ void wgnn__plan_bind_scratch(wgnn__dispatch *d, uint32_t scratch_index, uint64_t
     d->b[d->n_b++] = (wgnn__binding){NULL, offset, size, scratch_index + 1};
 }
 
+void wgnn__plan_bind_range(wgnn__dispatch *d, const wgnn__binding *b, uint64_t offset, uint64_t size) {
+    if (d->n_b >= WGNN__MAX_BIND) return;
+    d->b[d->n_b++] = (wgnn__binding){b->buf, b->offset + offset, size, b->scratch};
+}
+
 int wgnn__plan_scratch(wgnn__plan *p, uint64_t bytes) {
     if (p->n_scratch >= WGNN__MAX_SCRATCH) return -1;
     p->scratch[p->n_scratch] = bytes;

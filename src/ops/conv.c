@@ -170,8 +170,9 @@ uint32_t wgnn__bind_window(const wgnn_context *ctx, wgnn__dispatch *d, const wgn
     uint64_t start = b->offset + first * 4u, align = offset_align(ctx);
     uint64_t base = start / align * align;
     uint64_t size = start - base + count * 4u;
-    if (b->scratch) wgnn__plan_bind_scratch(d, b->scratch - 1, base, size);
-    else wgnn__plan_bind(d, b->buf, base, size);
+    wgnn__binding whole = *b;
+    whole.offset = 0; /* base is from the buffer's start */
+    wgnn__plan_bind_range(d, &whole, base, size);
     return (uint32_t)((start - base) / 4u);
 }
 

@@ -25,11 +25,6 @@ static wgnn_status swiglu_check(wgnn__node *n) {
     return WGNN_OK;
 }
 
-static void bind(wgnn__dispatch *d, const wgnn__binding *b) {
-    if (b->scratch) wgnn__plan_bind_scratch(d, b->scratch - 1, b->offset, b->size);
-    else wgnn__plan_bind(d, b->buf, b->offset, b->size);
-}
-
 wgnn_status wgnn__plan_swiglu_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y,
                                    uint64_t rows, uint64_t half) {
     uint64_t total = rows * half;
@@ -54,8 +49,8 @@ wgnn_status wgnn__plan_swiglu_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__bindi
     swiglu_params sp = {(uint32_t)units, (uint32_t)n_units};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &sp, sizeof sp, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    bind(d, &x);
-    bind(d, &y);
+    wgnn__plan_bind_range(d, &x, 0, x.size);
+    wgnn__plan_bind_range(d, &y, 0, y.size);
     return WGNN_OK;
 }
 

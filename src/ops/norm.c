@@ -92,11 +92,6 @@ wgnn_status wgnn__split_err(wgnn_context *ctx, const char *what, const char *uni
                      (unsigned long long)unit_bytes, ctx->limits.minStorageBufferOffsetAlignment);
 }
 
-static void bind(wgnn__dispatch *d, const wgnn__binding *b, uint64_t off, uint64_t size) {
-    if (b->scratch) wgnn__plan_bind_scratch(d, b->scratch - 1, b->offset + off, size);
-    else wgnn__plan_bind(d, b->buf, b->offset + off, size);
-}
-
 /* ---- reduce_rows ------------------------------------------------------------- */
 
 typedef enum { ROWS_SOFTMAX = 0, ROWS_LAYER_NORM = 1, ROWS_RMS_NORM = 2 } rows_op;
@@ -232,8 +227,8 @@ static wgnn_status plan_rows(wgnn_context *ctx, wgnn__plan *p, const rows_job *j
         if (s != WGNN_OK) return s;
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        bind(d, &j->x, u0 * unit, cnt * unit);
-        bind(d, &j->y, u0 * unit, cnt * unit);
+        wgnn__plan_bind_range(d, &j->x, u0 * unit, cnt * unit);
+        wgnn__plan_bind_range(d, &j->y, u0 * unit, cnt * unit);
         if (j->w) wgnn__plan_bind(d, j->w, 0, 0);
         if (j->b) wgnn__plan_bind(d, j->b, 0, 0);
     }
