@@ -139,18 +139,24 @@ static wgnn_status get_graph(wgnn_lm *lm, int n, wgnn__lm_kind kind, float temp,
 }
 
 /* Sets the inputs of a run of ids[0..n) at pos0 and runs it. */
-static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u, int profile) {
-    int32_t *pos = malloc((size_t)n * sizeof *pos);
+/* The inputs of a run of n tokens at positions pos0.. (ids NULL: keep the
+ * ids input, which the previous decode step wrote on the GPU). */
+static wgnn_status set_inputs(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u) {
+    int32_t one, *pos = n == 1 ? &one : malloc((size_t)n * sizeof *pos); /* a decode step: no allocation */
     if (!pos) return wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "wgnn_lm: out of host memory");
     for (int i = 0; i < n; i++) pos[i] = pos0 + i;
     int32_t len = pos0 + n;
-    wgnn_status s = wgnn_graph_set_input(g->g, g->ids, ids, (size_t)n * sizeof *ids);
+    wgnn_status s = ids ? wgnn_graph_set_input(g->g, g->ids, ids, (size_t)n * sizeof *ids) : WGNN_OK;
     if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->pos, pos, (size_t)n * sizeof *pos);
     if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->lens, &len, sizeof len);
     if (s == WGNN_OK && g->u >= 0) s = wgnn_graph_set_input(g->g, g->u, &u, sizeof u);
-    free(pos);
-    if (s == WGNN_OK) s = wgnn_graph_run(g->g, profile);
+    if (pos != &one) free(pos);
     return s;
+}
+
+static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u, int profile) {
+    wgnn_status s = set_inputs(lm, g, ids, n, pos0, u);
+    return s == WGNN_OK ? wgnn_graph_run(g->g, profile) : s;
 }
 
 /* One decode step submitted without waiting (wgnn__graph_submit), its
@@ -158,11 +164,7 @@ static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n
  * take the one the previous step wrote into the ids input on the GPU. */
 static wgnn_status step_submit(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *id, int pos, float u, int slot,
                                wgnn_lm_stats *stats) {
-    int32_t len = pos + 1;
-    wgnn_status s = id ? wgnn_graph_set_input(g->g, g->ids, id, sizeof *id) : WGNN_OK;
-    if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->pos, &pos, sizeof pos);
-    if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->lens, &len, sizeof len);
-    if (s == WGNN_OK && g->u >= 0) s = wgnn_graph_set_input(g->g, g->u, &u, sizeof u);
+    wgnn_status s = set_inputs(lm, g, id, 1, pos, u);
     if (s == WGNN_OK) s = wgnn__graph_submit(g->g, g->out, slot);
     wgnn_graph_stats gs;
     if (s == WGNN_OK && stats && wgnn_graph_get_stats(g->g, &gs) == WGNN_OK) stats->decode_record_ms += gs.last_record_ms;
