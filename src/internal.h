@@ -314,6 +314,10 @@ WGPUBindGroup wgnn__bind_group(wgnn_context *ctx, const wgnn__dispatch *d, WGPUB
 wgnn_status wgnn__flush(wgnn_context *ctx, bool wait);
 /* Submits pending work plus a copy of size bytes of src, waits, and copies
  * min(size, dst_bytes) bytes into dst. */
+/* Writes bytes of data at buf's start through the queue (a tail of fewer
+ * than 4 bytes padded with zeros), after submitting any recorded work so
+ * that it still reads the old contents; errors caught and named by what. */
+wgnn_status wgnn__buffer_write(wgnn_context *ctx, WGPUBuffer buf, const void *data, size_t bytes, const char *what);
 wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, void *dst, size_t dst_bytes);
 /* Maps buf's [0, err_off + 16) for reading, waits, copies its first n bytes
  * to dst (may be NULL), turns the data-error words at err_off into the

@@ -76,21 +76,26 @@ static wgnn_status check_io(wgnn_context *ctx, const wgnn_tensor *t, const void 
 static wgnn_status tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *data, size_t bytes) {
     wgnn_status s = check_io(ctx, t, data, bytes, "tensor_upload");
     if (s != WGNN_OK) return s;
+    return wgnn__buffer_write(ctx, t->buf, data, bytes, "tensor_upload");
+}
+
+wgnn_status wgnn__buffer_write(wgnn_context *ctx, WGPUBuffer buf, const void *data, size_t bytes, const char *what) {
     /* Queue writes run before any later submit: submit what was recorded so
      * that it reads the old contents, as documented. */
+    wgnn_status s;
     if (ctx->enc) {
         s = wgnn__flush(ctx, false);
         if (s != WGNN_OK) return s;
     }
     size_t body = bytes & ~(size_t)3u;
     wgnn__scope_push(ctx);
-    if (body) wgpuQueueWriteBuffer(ctx->queue, t->buf, 0, data, body);
+    if (body) wgpuQueueWriteBuffer(ctx->queue, buf, 0, data, body);
     if (body < bytes) { /* f16 tensors with an odd element count */
         unsigned char tail[4] = {0};
         memcpy(tail, (const unsigned char *)data + body, bytes - body);
-        wgpuQueueWriteBuffer(ctx->queue, t->buf, body, tail, 4);
+        wgpuQueueWriteBuffer(ctx->queue, buf, body, tail, 4);
     }
-    return wgnn__scope_pop(ctx, "tensor_upload");
+    return wgnn__scope_pop(ctx, what);
 }
 
 wgnn_status wgnn_tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *data, size_t bytes) {

@@ -26,20 +26,7 @@ static wgnn_status set_input(wgnn_graph *g, wgnn_value input, const void *data, 
                          v->name, bytes, (unsigned long long)v->nbytes);
     s = wgnn__check_health(ctx);
     if (s != WGNN_OK) return s;
-    /* queue writes run before later submits: recorded work reads the old data */
-    if (ctx->enc) {
-        s = wgnn__flush(ctx, false);
-        if (s != WGNN_OK) return s;
-    }
-    size_t body = bytes & ~(size_t)3u;
-    wgnn__scope_push(ctx);
-    if (body) wgpuQueueWriteBuffer(ctx->queue, v->t->buf, 0, data, body);
-    if (body < bytes) {
-        unsigned char tail[4] = {0};
-        memcpy(tail, (const unsigned char *)data + body, bytes - body);
-        wgpuQueueWriteBuffer(ctx->queue, v->t->buf, body, tail, 4);
-    }
-    return wgnn__scope_pop(ctx, "graph_set_input");
+    return wgnn__buffer_write(ctx, v->t->buf, data, bytes, "graph_set_input");
 }
 
 wgnn_status wgnn_graph_set_input(wgnn_graph *g, wgnn_value input, const void *data, size_t bytes) {
