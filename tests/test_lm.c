@@ -306,12 +306,7 @@ static void broken_folders(wgnn_context *ctx) {
         CHECK(strstr(msg, cases[i].needle) != NULL, "%s: message '%s' lacks '%s'", cases[i].name, msg, cases[i].needle);
         printf("  %-14s -> %s\n", cases[i].name, msg);
         if (s == WGNN_OK) wgnn_lm_destroy(lm);
-        for (int k = 0; k < 3; k++) {
-            char p[1200];
-            snprintf(p, sizeof p, "%s/%s", dir, files[k]);
-            unlink(p);
-        }
-        rmdir(dir);
+        tu_rm_folder(dir);
     }
     rmdir(root);
 
@@ -340,12 +335,7 @@ static void broken_folders(wgnn_context *ctx) {
               "llama generate: %s", wgnn_context_error(ctx));
         wgnn_lm_destroy(lm);
     }
-    char p[1200];
-    snprintf(p, sizeof p, "%s/config.json", dir);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/model.safetensors", dir);
-    unlink(p);
-    rmdir(dir);
+    tu_rm_folder(dir);
 }
 
 /* The decoder rows under a 4 KiB storage binding: each names the limit

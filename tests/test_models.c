@@ -218,15 +218,6 @@ static void expect_fail(wgnn_context *ctx, const char *dir, const char *what, co
     if (s == WGNN_OK) wgnn_model_destroy(m);
 }
 
-static void rm_folder(const char *dir) {
-    char p[1200];
-    snprintf(p, sizeof p, "%s/config.json", dir);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/model.safetensors", dir);
-    unlink(p);
-    rmdir(dir);
-}
-
 static void broken_folders(wgnn_context *ctx) {
     char tmpl[] = "/tmp/wgnn_models_XXXXXX";
     char *root = mkdtemp(tmpl);
@@ -252,7 +243,7 @@ static void broken_folders(wgnn_context *ctx) {
         snprintf(dir, sizeof dir, "%s/%s", root, cases[i].name);
         make_folder(dir, "vit", cases[i].find, cases[i].repl, cases[i].st_len);
         expect_fail(ctx, dir, cases[i].name, cases[i].needle);
-        rm_folder(dir);
+        tu_rm_folder(dir);
     }
     /* a SigLIP config over ViT weights: the first missing tensor is named */
     char dir[256], src[1200], dst[1200];
@@ -265,7 +256,7 @@ static void broken_folders(wgnn_context *ctx) {
     if (cfg) tu_write_file(dst, cfg, len);
     free(cfg);
     expect_fail(ctx, dir, "siglip_config_vit_weights", "embeddings.patch_embedding.weight");
-    rm_folder(dir);
+    tu_rm_folder(dir);
     snprintf(dir, sizeof dir, "%s/missing", root);
     expect_fail(ctx, dir, "no_folder", "config.json");
     rmdir(root);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <unistd.h>
 
 static int tu_pass, tu_fail;
 
@@ -55,6 +57,23 @@ static inline int tu_close(const float *got, const float *ref, size_t n, double 
         if (d > *max_abs || d != d) *max_abs = d;
     }
     return ok;
+}
+
+/* Removes the files in dir (one level, as the tests' model folders are),
+ * then dir. */
+static inline void tu_rm_folder(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char p[1200];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
 }
 
 /* A whole file (malloc'd, NUL-terminated; NULL when unreadable), and back. */
