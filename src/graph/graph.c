@@ -180,9 +180,11 @@ static void free_node_strings(gnode *nd) {
 }
 
 /* dst[i] < 0 (or i >= n_dst): output i is a new value; else it is written
- * into dst[i] (wgnn_graph_op_into, wgnn_graph_op_into_n). */
+ * into dst[i] (wgnn_graph_op_into, wgnn_graph_op_into_n). one_out: the op
+ * must have one output (wgnn_graph_op_into). */
 static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in, const char *const *args,
-                            int n_args, wgnn_value *out, int out_cap, int *n_out, const wgnn_value *dst, int n_dst) {
+                            int n_args, wgnn_value *out, int out_cap, int *n_out, const wgnn_value *dst, int n_dst,
+                            bool one_out) {
     wgnn_context *ctx = g->ctx;
     wgnn_status s = check_open(g, "graph_op");
     if (s != WGNN_OK) return s;
@@ -212,6 +214,10 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
     if (s != WGNN_OK) return wgnn__err(ctx, s, "graph node %d: %s", idx, err);
     nd.n.err = NULL;
     nd.n.err_len = 0;
+    if (one_out && nd.n.n_out != 1)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph node %d (%s): the op has %d outputs; op_into takes one (wgnn_graph_op_into_n: several)",
+                         idx, name, nd.n.n_out);
     if (n_dst > nd.n.n_out)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): %d dst values for the op's %d outputs", idx,
                          name, n_dst, nd.n.n_out);
@@ -299,7 +305,7 @@ wgnn_status wgnn_graph_op(wgnn_graph *g, const char *op, const wgnn_value *in, i
     if (!g) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = wgnn__enter(g->ctx);
     if (s != WGNN_OK) return s;
-    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out, NULL, 0));
+    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out, NULL, 0, false));
 }
 
 wgnn_status wgnn_graph_op_into(wgnn_graph *g, const char *op, const wgnn_value *in, int n_in, const char *const *args,
@@ -307,28 +313,11 @@ wgnn_status wgnn_graph_op_into(wgnn_graph *g, const char *op, const wgnn_value *
     if (!g) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = wgnn__enter(g->ctx);
     if (s != WGNN_OK) return s;
-    wgnn_value dummy[WGNN__MAX_OUT];
-    int n_out = 0;
+    wgnn_value dummy;
     if (dst < 0)
         s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_op_into: dst is value %d, not a value of this graph",
                       (int)dst);
-    if (s == WGNN_OK) {
-        wgnn_desc din[WGNN__MAX_IN];
-        wgnn__node probe;
-        char err[WGNN__ERR_LEN];
-        bool ok = n_in >= 0 && n_in <= WGNN__MAX_IN && (n_in == 0 || in);
-        for (int i = 0; ok && i < n_in; i++) {
-            ok = in[i] >= 0 && in[i] < g->n_v;
-            if (ok) din[i] = g->v[in[i]].desc;
-        }
-        /* one output only (wgnn_graph_op_into_n takes several) */
-        if (ok && wgnn__op_prepare(op, din, n_in, args, n_args, &probe, NULL, err, sizeof err) == WGNN_OK &&
-            probe.n_out != 1)
-            s = wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
-                          "graph node %d (%s): the op has %d outputs; op_into takes one (wgnn_graph_op_into_n: several)",
-                          g->n_nodes, op, probe.n_out);
-    }
-    if (s == WGNN_OK) s = graph_op(g, op, in, n_in, args, n_args, dummy, WGNN__MAX_OUT, &n_out, &dst, 1);
+    if (s == WGNN_OK) s = graph_op(g, op, in, n_in, args, n_args, &dummy, 1, NULL, &dst, 1, true);
     return wgnn__leave(g->ctx, s);
 }
 
@@ -338,7 +327,7 @@ wgnn_status wgnn_graph_op_into_n(wgnn_graph *g, const char *op, const wgnn_value
     if (!g) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = wgnn__enter(g->ctx);
     if (s != WGNN_OK) return s;
-    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out, dst, n_dst));
+    return wgnn__leave(g->ctx, graph_op(g, op, in, n_in, args, n_args, out, out_cap, n_out, dst, n_dst, false));
 }
 
 static wgnn_status graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out) {
