@@ -8,16 +8,18 @@
 // rounded up to a power of two for the reduction; the rest add zeros):
 //   out[i]       = x[i] * cos[i]       - x[i + D/2] * sin[i]
 //   out[i + D/2] = x[i + D/2] * cos[i + D/2] + x[i] * sin[i + D/2]
-// Row "qkv_rope_cache" (CACHE true in the prelude): k and v go straight
-// into the caches [B, Hk, ctx, D] at row positions[t] (in place: a decode
-// step's cache append in the same kernel); a position outside [0, ctx)
+// Row "qkv_rope_cache" (a cache mode of the prelude): k and v go straight
+// into the caches [B, Hk, ctx, D] at row positions[t], or, for
+// qkv_sdpa_kvcache's general path, at cache_seqlens[b] - n + t (in place: a
+// decode step's cache append in the same kernel); a row outside [0, ctx)
 // writes nothing and records itself in the context's data-error words.
 // Without cos and sin (HAS_ROPE false) the heads are only split out (an
 // encoder's stacked q|k|v).
 // Prelude: struct Params, consts HALF, WG, HAS_NORM, HAS_ROPE, and
 // fn kv_row(b, hk, t) -> u32: the row of token t of head hk in K / V (none
-// when 0xFFFFFFFF), with the cache mode's bindings 9 (positions) and 10
-// (data-error words).
+// when 0xFFFFFFFF), with the cache modes' bindings 9 (positions or
+// cache_seqlens) and 10 (data-error words); src/ops/rope.c,
+// wgnn__qkv_rope_encode.
 // Dispatch: B * n * (H + 2 Hk) workgroups folded into x*y.
 #include "common/grid"
 

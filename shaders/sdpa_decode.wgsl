@@ -12,16 +12,29 @@
 // subgroups take interleaved keys (consecutive subgroups, consecutive
 // keys) and are merged through workgroup memory at the end. Partial outputs
 // (unnormalised), maxima and sums go out as the fused kernel's split-KV
-// partials; sdpa_fused_reduce combines the splits. Scores in log2 units (q
-// pre-scaled by scale * log2 e).
+// partials, in one binding (part: the outputs [split][row][D4], then from
+// vec4 ML0 the (max, sum) pairs [split][row], two a vec4); sdpa_fused_reduce
+// combines the splits. Scores in log2 units (q pre-scaled by scale * log2 e).
+//
+// QKV (row "qkv_sdpa_kvcache"): q is the stacked projection [B, S_q,
+// (H + 2 H_kv) * D4] instead, and the kernel first does qkv_rope_cache's
+// work for its kv head: q's rows and the new k rows RMS-normalized per head
+// (HAS_NORM: q_norm, k_norm), rotated by rotate-half RoPE (cos, sin
+// [S_q, D]), and the new k and v rows (positions L - S_q + i, L the cache
+// length) written into the caches by the workgroup whose split holds that
+// position, before it reads its keys (storageBarrier: the same workgroup's
+// writes, so no other workgroup reads a row written in this dispatch). A
+// length outside [S_q, S_max] is reported (data-error words) and writes no
+// row.
 //
 // Subgroups are taken to be SG consecutive invocations (tid / SG), as
 // reduce_rows and sdpa_fused take them; src/ops/sdpa_kvcache.c uses this
 // kernel only where the subgroup size is fixed.
 //
 // Prelude (src/ops/sdpa_kvcache.c): enable subgroups; struct Params, consts
-// D4, R, SG, WG, U, QX = ceil(D4 / SG), IN4 and ld4 (float32 or float16
-// storage).
+// D4, R, SG, WG, U, QX = ceil(D4 / SG), QKV, HAS_NORM, IN4 and ld4 (float32
+// or float16 storage), bindings 2 and 3, k and v (read_write with QKV), and
+// fn put_kv(i, kv, vv): writes k[i] and v[i] (QKV; empty otherwise).
 // Dispatch: n_groups = B * H_kv * n_split workgroups folded into x*y.
 #include "common/grid"
 
@@ -29,18 +42,44 @@ const NEG_MAX: f32 = -3.40282346638528859812e38;
 const W: u32 = WG / SG;
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read> q: array<IN4>;   // [B, H, S_q, D4]
-@group(0) @binding(2) var<storage, read> k: array<IN4>;   // [B, H_kv, S_max, D4]
-@group(0) @binding(3) var<storage, read> v: array<IN4>;
+@group(0) @binding(1) var<storage, read> q: array<IN4>;   // [B, H, S_q, D4]; QKV: [B, S_q, H + 2 H_kv, D4]
+// bindings 2, 3 (prelude): k, v [B, H_kv, S_max, D4]
 @group(0) @binding(4) var<storage, read> seqlens: array<i32>;
-@group(0) @binding(5) var<storage, read_write> part_o: array<vec4<f32>>; // [split][B*H*S_q][D4]
-@group(0) @binding(6) var<storage, read_write> part_ml: array<vec2<f32>>; // [split][B*H*S_q]
-@group(0) @binding(7) var<storage, read_write> flag: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> part: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> flag: array<atomic<u32>>;
+// QKV: cos, sin [S_q, D4]; q_norm, k_norm [D4] (dummies without HAS_NORM)
+@group(0) @binding(7) var<storage, read> rcos: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read> rsin: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read> qnorm: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read> knorm: array<vec4<f32>>;
 
 var<workgroup> sM: array<f32, W * R>;
 var<workgroup> sL: array<f32, W * R>;
-var<workgroup> sO: array<vec4<f32>, W * R * D4>;
+var<workgroup> sO: array<vec4<f32>, W * R * D4>; // QKV: first the normalized rows, R + S_q of them
 var<workgroup> sLen: u32; // the cache length, clamped
+var<workgroup> sAppend: u32; // QKV: the length is in [S_q, S_max]
+
+fn report(value: u32, at: u32, bound: u32) {
+    if (atomicCompareExchangeWeak(&flag[0], 0u, 1u).exchanged) {
+        atomicStore(&flag[1], value);
+        atomicStore(&flag[2], at);
+        atomicStore(&flag[3], bound);
+    }
+}
+
+// QKV: the stacked projection's piece x of head `head` at token t
+fn qkv_at(b: u32, t: u32, head: u32, x: u32) -> vec4<f32> {
+    return ld4(q[((b * P.s_q + t) * (P.h + 2u * P.h_kv) + head) * D4 + x]);
+}
+
+// QKV: element e of staged row `slot` rotated (rotate-half RoPE at token t)
+fn roped(slot: u32, t: u32, e: u32) -> f32 {
+    let half = 2u * D4;
+    let x = sO[slot * D4 + e / 4u][e % 4u];
+    let pe = select(e - half, e + half, e < half);
+    let rot = select(sO[slot * D4 + pe / 4u][pe % 4u], -sO[slot * D4 + pe / 4u][pe % 4u], e < half);
+    return x * rcos[t * D4 + e / 4u][e % 4u] + rot * rsin[t * D4 + e / 4u][e % 4u];
+}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -55,16 +94,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lane = tid - w * SG;
     if (tid == 0u) {
         let len = seqlens[b];
-        if (len < 0 || u32(len) > P.s_kv) {
-            if (atomicCompareExchangeWeak(&flag[0], 0u, 1u).exchanged) {
-                atomicStore(&flag[1], bitcast<u32>(len));
-                atomicStore(&flag[2], b);
-                atomicStore(&flag[3], P.s_kv + 1u);
-            }
+        if (len < 0 || u32(len) > P.s_kv) { report(bitcast<u32>(len), b, P.s_kv + 1u); }
+        // QKV: the new rows need L >= S_q (one report, by split 0)
+        if (QKV && split == 0u && len >= 0 && u32(len) <= P.s_kv && u32(len) < P.s_q) {
+            report(bitcast<u32>(len - i32(P.s_q)), b, P.s_kv);
         }
         sLen = u32(clamp(len, 0, i32(P.s_kv)));
+        sAppend = u32(len >= i32(P.s_q) && len <= i32(P.s_kv));
     }
     let L = workgroupUniformLoad(&sLen); // uniform: the key loop holds subgroup operations
+    let append = workgroupUniformLoad(&sAppend) != 0u && QKV; // new rows only for a length in [S_q, S_max]
     let k0 = split * P.kv_chunk;
     let k1 = min(L, k0 + P.kv_chunk);
 
@@ -73,18 +112,77 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var o: array<vec4<f32>, R * QX>;
     var m: array<f32, R>;
     var l: array<f32, R>;
-    for (var r = 0u; r < R; r++) {
-        let gi = r / P.s_q;
-        let qrow = (b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q);
-        for (var c = 0u; c < QX; c++) {
-            let x = lane + c * SG;
-            qr[r * QX + c] = select(vec4<f32>(0.0), ld4(q[qrow * D4 + min(x, D4 - 1u)]) * P.qscale, x < D4);
-            o[r * QX + c] = vec4<f32>(0.0);
-        }
-        m[r] = NEG_MAX;
-        l[r] = 0.0;
-    }
     let kv_base = (b * P.h_kv + kvh) * P.s_kv * D4;
+    if (QKV) {
+        // rows to stage: slot r < R the query rows, slot R + i the new key
+        // row i when this split holds its position
+        let first = i32(L) - i32(P.s_q); // position of new row 0
+        for (var r = 0u; r < R + P.s_q; r++) {
+            let i = select(r - R, r % P.s_q, r < R);
+            let pos = first + i32(i);
+            let mine = append && pos >= i32(k0) && pos < i32(k0 + P.kv_chunk);
+            if (r < R || mine) {
+                let head = select(P.h + kvh, kvh * P.group + r / P.s_q, r < R);
+                var xr: array<vec4<f32>, QX>;
+                var ss = 0.0;
+                for (var c = 0u; c < QX; c++) {
+                    let x = lane + c * SG;
+                    xr[c] = select(vec4<f32>(0.0), qkv_at(b, i, head, min(x, D4 - 1u)), x < D4);
+                    ss += dot(xr[c], xr[c]);
+                }
+                let inv = inverseSqrt(subgroupAdd(ss) / f32(4u * D4) + P.eps);
+                if (w == 0u) {
+                    for (var c = 0u; c < QX; c++) {
+                        let x = lane + c * SG;
+                        if (x < D4) {
+                            var y = xr[c];
+                            if (HAS_NORM) { y *= inv * select(knorm[x], qnorm[x], r < R); }
+                            sO[r * D4 + x] = y;
+                        }
+                    }
+                }
+            }
+        }
+        workgroupBarrier();
+        for (var r = 0u; r < R; r++) {
+            let i = r % P.s_q;
+            for (var c = 0u; c < QX; c++) {
+                let x = min(lane + c * SG, D4 - 1u);
+                let e = 4u * x;
+                let y = vec4<f32>(roped(r, i, e), roped(r, i, e + 1u), roped(r, i, e + 2u), roped(r, i, e + 3u));
+                qr[r * QX + c] = select(vec4<f32>(0.0), y * P.qscale, lane + c * SG < D4);
+                o[r * QX + c] = vec4<f32>(0.0);
+            }
+            m[r] = NEG_MAX;
+            l[r] = 0.0;
+        }
+        // the new rows this split holds, into the caches
+        for (var i = 0u; i < P.s_q; i++) {
+            let pos = first + i32(i);
+            if (append && pos >= i32(k0) && pos < i32(k0 + P.kv_chunk)) {
+                let row = kv_base + u32(pos) * D4;
+                for (var x = tid; x < D4; x += WG) {
+                    let e = 4u * x;
+                    put_kv(row + x, vec4<f32>(roped(R + i, i, e), roped(R + i, i, e + 1u), roped(R + i, i, e + 2u),
+                                              roped(R + i, i, e + 3u)), qkv_at(b, i, P.h + P.h_kv + kvh, x));
+                }
+            }
+        }
+        storageBarrier();
+        workgroupBarrier(); // sO is the merge's again
+    } else {
+        for (var r = 0u; r < R; r++) {
+            let gi = r / P.s_q;
+            let qrow = (b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q);
+            for (var c = 0u; c < QX; c++) {
+                let x = lane + c * SG;
+                qr[r * QX + c] = select(vec4<f32>(0.0), ld4(q[qrow * D4 + min(x, D4 - 1u)]) * P.qscale, x < D4);
+                o[r * QX + c] = vec4<f32>(0.0);
+            }
+            m[r] = NEG_MAX;
+            l[r] = 0.0;
+        }
+    }
 
     for (var j0 = k0; j0 < k1; j0 += W * U) {
         // U keys of this subgroup: j0 + u * W + w; K and V rows read first
@@ -152,7 +250,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let gi = r / P.s_q;
         let row = (b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q);
         let prow = split * P.n_rows + row;
-        part_o[prow * D4 + x] = acc;
-        if (x == 0u) { part_ml[prow] = vec2<f32>(mx, sum); }
+        part[prow * D4 + x] = acc;
+        if (x == 0u) {
+            let pm = P.ml0 + prow / 2u;
+            if (prow % 2u == 0u) {
+                part[pm].x = mx;
+                part[pm].y = sum;
+            } else {
+                part[pm].z = mx;
+                part[pm].w = sum;
+            }
+        }
     }
 }

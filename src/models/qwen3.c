@@ -8,11 +8,13 @@
  *   after them at load; linear's prologue=rms_norm divides rows by their RMS;
  *   int8 products take the weight in the prologue instead, see fold_norms):
  *     qkv = linear(x, prologue=rms_norm)  [n, (H + 2 Hkv) hd] (one stacked matrix)
- *     q = qkv_rope_cache(qkv, cos, sin, pos, k_cache, v_cache, q_norm, k_norm):
- *           heads [1, H, n, hd], q and k RMS-normalized per head (Qwen3) and
+ *     att = qkv_sdpa_kvcache(qkv, cos, sin, k_cache, v_cache, lens, q_norm, k_norm):
+ *           heads out of qkv, q and k RMS-normalized per head (Qwen3) and
  *           rotated, with cos/sin = embedding(table, pos) [n, hd]; k and v
- *           written into the layer's cache rows pos (in place); one kernel
- *     att = sdpa_kvcache(q [1, H, n, hd], k_cache, v_cache, lens) -> [n, H*hd]
+ *           written into the layer's cache rows pos = lens - n .. lens - 1
+ *           (in place); causal attention over the cache -> [1, H, n, hd],
+ *           viewed as [n, H*hd]; one kernel and the split-KV reduce when
+ *           decoding
  *     x = linear(att, o, bias = x)          (the residual in the same pass)
  *     h = linear(x, gate|up, prologue=rms_norm)   (gate and up stacked)
  *     x = linear(h, down, prologue=swiglu, bias = x)
@@ -427,8 +429,7 @@ static wgnn_value normed_mat(gb *b, wgnn_value x, wgnn_tensor *norm, const char 
     return mat(b, label, x, m, -1, norm ? "rms_norm_weight" : "rms_norm", norm);
 }
 
-static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, wgnn_value sinv, wgnn_value pos,
-                        wgnn_value lens) {
+static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, wgnn_value sinv, wgnn_value lens) {
     wgnn_lm *lm = b->user;
     const wgnn_lm_info *in = &lm->info;
     const wgnn__lm_layer *L = &lm->layers[l];
@@ -437,25 +438,25 @@ static wgnn_value layer(gb *b, int l, wgnn_value x, int64_t n, wgnn_value cosv, 
 #define LAB(x) (snprintf(lab, sizeof lab, "layers.%d.%s", l, x), lab)
     /* input_layernorm in the product's prologue (its weight folded into the matrix) */
     wgnn_value qkv = normed_mat(b, x, L->in_norm, LAB("self_attn.qkv_proj"), &L->qkv);
-    /* one kernel: heads out of the stacked projection, q/k RMSNorm, RoPE,
-     * and k, v written into the layer's cache at pos (in place) */
+    /* one node: heads out of the stacked projection, q/k RMSNorm, RoPE, k
+     * and v written into the layer's cache rows lens - n .. lens - 1 (in
+     * place), and the attention over the cache (one kernel when decoding) */
     char nh[48], nkv[48], eps[48];
     snprintf(nh, sizeof nh, "num_heads=%lld", (long long)H);
     snprintf(nkv, sizeof nkv, "num_kv_heads=%lld", (long long)Hk);
     snprintf(eps, sizeof eps, "eps=%.17g", in->rms_norm_eps);
     const char *args[3] = {nh, nkv, eps};
     wgnn_value kc = cst(b, L->kc, "k cache"), vc = cst(b, L->vc, "v cache");
-    wgnn_value xin[8] = {gb_view(b, qkv, 3, (int64_t[]){1, n, (H + 2 * Hk) * hd}), cosv, sinv, pos, kc, vc, -1, -1};
+    wgnn_value xin[8] = {gb_view(b, qkv, 3, (int64_t[]){1, n, (H + 2 * Hk) * hd}), cosv, sinv, kc, vc, lens, -1, -1};
     int n_in = 6;
     if (in->has_qk_norm) {
         xin[n_in++] = cst(b, L->q_norm, "q_norm");
         xin[n_in++] = cst(b, L->k_norm, "k_norm");
     }
     wgnn_value outs[3] = {-1, -1, -1};
-    wgnn__gb_op_into_n(b, LAB("self_attn.qkv_rope"), "qkv_rope_cache", n_in, xin, 3, args, (wgnn_value[]){-1, kc, vc},
-                       3, outs, 3);
-    wgnn_value q = outs[0];
-    wgnn_value att = gb_op(b, LAB("self_attn.sdpa"), "sdpa_kvcache", 4, (wgnn_value[]){q, kc, vc, lens}, 0, NULL);
+    wgnn__gb_op_into_n(b, LAB("self_attn.attn"), "qkv_sdpa_kvcache", n_in, xin, 3, args, (wgnn_value[]){-1, kc, vc}, 3,
+                       outs, 3);
+    wgnn_value att = outs[0];
     if (n > 1) {
         const char *perm[1] = {"dims=0,2,1,3"};
         att = gb_op(b, LAB("self_attn.merge"), "permute", 1, &att, 1, perm);
@@ -489,7 +490,7 @@ wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
     }
     wgnn_value cosv = gb_op(&b, "rope.cos", "embedding", 2, (wgnn_value[]){cst(&b, lm->cos, "cos"), gr->pos}, 0, NULL);
     wgnn_value sinv = gb_op(&b, "rope.sin", "embedding", 2, (wgnn_value[]){cst(&b, lm->sin, "sin"), gr->pos}, 0, NULL);
-    for (int l = 0; l < in->num_layers; l++) x = layer(&b, l, x, n, cosv, sinv, gr->pos, gr->lens);
+    for (int l = 0; l < in->num_layers; l++) x = layer(&b, l, x, n, cosv, sinv, gr->lens);
     if (gr->kind != WGNN__LM_LOGITS && n > 1) {
         char st[48];
         snprintf(st, sizeof st, "start=%lld", (long long)(n - 1));

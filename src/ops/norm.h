@@ -1,5 +1,6 @@
 /* norm.h - the norm family's shared pieces (src/ops/norm.c, src/ops/rope.c):
- * the row-softmax other ops reuse and the binding-chunk helper.
+ * the row-softmax other ops reuse, the binding-chunk helper and qkv_rope's
+ * kernel (for qkv_sdpa_kvcache).
  *
  * shaders/reduce_rows.wgsl is one kernel with variants for row reductions
  * followed by a write of the row: softmax (over any dim) and layer_norm.
@@ -31,5 +32,34 @@ uint64_t wgnn__units_per_binding(const wgnn_context *ctx, const uint64_t *unit_b
 /* WGNN_ERR_LIMIT with a message for per == 0 above: the tensor cannot be
  * split over storage bindings in units of unit_bytes. */
 wgnn_status wgnn__split_err(wgnn_context *ctx, const char *what, const char *unit_name, uint64_t unit_bytes);
+
+/* ---- qkv_rope's kernel (src/ops/rope.c, shaders/qkv_rope.wgsl) ---------- */
+
+/* Where the k and v heads of token t go: heads of their own [B, Hk, n, D]
+ * (qkv_rope), cache rows [B, Hk, ctx, D] at positions[t] (qkv_rope_cache),
+ * or at cache_seqlens[b] - n + t (qkv_sdpa_kvcache's general path). */
+enum { WGNN__QKV_HEADS, WGNN__QKV_CACHE_POSITIONS, WGNN__QKV_CACHE_LENS };
+
+typedef struct wgnn__qkv_rope_io {
+    int mode;                      /* WGNN__QKV_* */
+    uint64_t b, n, h, hk, d, ctx;  /* batch, tokens, q heads, kv heads, head dim, cache rows (cache modes) */
+    float eps;                     /* q_norm / k_norm's epsilon */
+    WGPUBuffer x;                  /* the stacked projection [B, n, (H + 2 Hk) * D] */
+    WGPUBuffer cos, sin;           /* [n, D], or NULL: no rotation */
+    WGPUBuffer qn, kn;             /* [D], or NULL: no q/k norms */
+    WGPUBuffer rows;               /* positions [n] or cache_seqlens [B] (int32), by mode */
+    wgnn__binding q;               /* q's heads [B, H, n, D]: a buffer or a plan scratch */
+    WGPUBuffer k, v;               /* k's and v's heads, or the caches */
+} wgnn__qkv_rope_io;
+
+/* Appends the qkv_rope kernel's dispatch; name goes into errors. A cache
+ * row outside [0, ctx) is not written and is reported by the next sync. */
+wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__qkv_rope_io *io, const char *name);
+
+/* The reference of one head's row: src [D] RMS-normalized with weight w
+ * (NULL: not normalized), then rotated by cos / sin [D] (NULL: not), into
+ * dst; tmp holds D doubles. */
+void wgnn__qkv_rope_row(const float *src, int64_t D, const float *w, double eps, const float *cos, const float *sin,
+                        double *tmp, float *dst);
 
 #endif /* WGNN_NORM_H */

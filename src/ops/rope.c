@@ -236,40 +236,34 @@ static wgnn_status qkv_check(wgnn__node *n) {
     return WGNN_OK;
 }
 
-static wgnn_status qkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
-                            wgnn_tensor *const *out, wgnn__plan *p) {
-    const wgnn_desc *x = &n->in[0];
-    bool cache = is_cache(n), norm = has_norm(n);
-    int nb = norm_at(n);
-    uint64_t H = (uint64_t)n->arg[QA_HEADS].i[0], Hk = (uint64_t)n->arg[QA_KV_HEADS].i[0];
-    uint64_t D = (uint64_t)x->dims[2] / (H + 2 * Hk), groups = (uint64_t)x->dims[0] * (uint64_t)x->dims[1] * (H + 2 * Hk);
-    uint64_t lim = ctx->limits.maxStorageBufferBindingSize;
-    for (int i = 0; i < 3; i++)
-        if (in[0]->nbytes > lim || out[i]->nbytes > lim || groups * D > UINT32_MAX)
-            return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                             "%s: qkv (%llu bytes) or an output (%llu bytes) passes the device's "
-                             "maxStorageBufferBindingSize (%llu)",
-                             n->op->info.name, (unsigned long long)in[0]->nbytes, (unsigned long long)out[i]->nbytes,
-                             (unsigned long long)lim);
-    if (cache && out[1]->numel > UINT32_MAX)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT, "qkv_rope_cache: a cache holds more than 2^32 elements");
+/* The qkv_rope kernel's dispatch (see norm.h, wgnn__qkv_rope_encode). */
+wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__qkv_rope_io *io, const char *name) {
+    uint64_t heads = io->h + 2 * io->hk, groups = io->b * io->n * heads, D = io->d;
+    if (groups * D > UINT32_MAX || (io->mode != WGNN__QKV_HEADS && io->b * io->hk * io->ctx * D > UINT32_MAX))
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "%s: qkv or a cache holds more than 2^32 elements", name);
     uint64_t wg = 1;
     while (wg < D / 2) wg *= 2;
     if (wg > ctx->limits.maxComputeInvocationsPerWorkgroup || wg > ctx->limits.maxComputeWorkgroupSizeX)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT, "%s: D/2 = %llu threads pass the device's workgroup size",
-                         n->op->info.name, (unsigned long long)(D / 2));
-    /* out of place: the caches are copied first, then the new rows written */
-    for (int i = 1; cache && i < 3; i++)
-        if (out[i]->buf != in[3 + i]->buf) {
-            wgnn_status s = wgnn__plan_copy_words(ctx, p, in[3 + i]->buf, out[i]->buf, out[i]->nbytes / 4u);
-            if (s != WGNN_OK) return s;
-        }
-    static const char *const k_rows[2] = {
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "%s: D/2 = %llu threads pass the device's workgroup size", name,
+                         (unsigned long long)(D / 2));
+    /* kv_row: where token t of kv head hk goes in K / V */
+    static const char *const k_rows[3] = {
         "fn kv_row(b: u32, hk: u32, t: u32) -> u32 { return (b * P.hk + hk) * P.n + t; }\n",
         "@group(0) @binding(9) var<storage, read> POS: array<i32>;\n"
+        "fn kv_pos(b: u32, t: u32) -> i32 { return POS[t]; }\n",
+        "@group(0) @binding(9) var<storage, read> LENS: array<i32>;\n"
+        /* a length outside [n, ctx] writes no row: its rows are reported
+         * as L - n (< 0) or L (>= ctx) */
+        "fn kv_pos(b: u32, t: u32) -> i32 {\n"
+        "    let len = LENS[b];\n"
+        "    if (len < i32(P.n)) { return len - i32(P.n); }\n"
+        "    if (len > i32(P.ctx)) { return len; }\n"
+        "    return len - i32(P.n) + i32(t);\n"
+        "}\n"};
+    static const char k_cache_row[] =
         "@group(0) @binding(10) var<storage, read_write> FLAG: array<atomic<u32>>;\n"
         "fn kv_row(b: u32, hk: u32, t: u32) -> u32 {\n"
-        "    let r = POS[t];\n"
+        "    let r = kv_pos(b, t);\n"
         "    if (r < 0 || u32(r) >= P.ctx) {\n"
         "        if (atomicCompareExchangeWeak(&FLAG[0], 0u, 1u).exchanged) {\n"
         "            atomicStore(&FLAG[1], bitcast<u32>(r));\n"
@@ -279,34 +273,99 @@ static wgnn_status qkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_t
         "        return 0xFFFFFFFFu;\n"
         "    }\n"
         "    return (b * P.hk + hk) * P.ctx + u32(r);\n"
-        "}\n"};
+        "}\n";
     char pre[1536];
     snprintf(pre, sizeof pre,
-             "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\nconst HAS_ROPE: bool = %s;\n%s",
+             "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\nconst HAS_ROPE: bool = %s;\n%s%s",
              WGNN__PARAMS_WGSL(QKV_PARAMS), (unsigned long long)(D / 2), (unsigned long long)wg,
-             norm ? "true" : "false", has_rope(n) ? "true" : "false", k_rows[cache]);
+             io->qn ? "true" : "false", io->cos ? "true" : "false", k_rows[io->mode],
+             io->mode == WGNN__QKV_HEADS ? "" : k_cache_row);
     const wgnn__pipe *pipe;
     uint32_t gx, gy;
     wgnn_status s = wgnn__pipeline(ctx, "qkv_rope", pre, NULL, 0, &pipe);
     if (s == WGNN_OK)
-        s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, n->op->info.name,
-                                             &gx, &gy);
+        s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, name, &gx, &gy);
     if (s != WGNN_OK) return s;
-    qkv_params q = {(uint32_t)groups, (uint32_t)x->dims[1], (uint32_t)H, (uint32_t)Hk, (float)n->arg[QA_EPS].f,
-                    cache ? (uint32_t)n->in[4].dims[2] : 0u};
+    qkv_params q = {(uint32_t)groups, (uint32_t)io->n, (uint32_t)io->h, (uint32_t)io->hk, io->eps, (uint32_t)io->ctx};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind(d, in[0]->buf, 0, 0);
-    for (int i = 1; i < 3; i++)
-        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, has_rope(n) ? in[i]->buf : NULL, false), 0, 0);
-    for (int i = nb; i < nb + 2; i++)
-        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, norm ? in[i]->buf : NULL, false), 0, 0);
-    for (int i = 0; i < 3; i++) wgnn__plan_bind(d, out[i]->buf, 0, 0);
-    if (cache) {
-        wgnn__plan_bind(d, in[3]->buf, 0, 0);
+    wgnn__plan_bind(d, io->x, 0, 0);
+    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, io->cos, false), 0, 0);
+    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, io->sin, false), 0, 0);
+    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, io->qn, false), 0, 0);
+    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, io->kn, false), 0, 0);
+    wgnn__plan_bind_range(d, &io->q, 0, 0);
+    wgnn__plan_bind(d, io->k, 0, 0);
+    wgnn__plan_bind(d, io->v, 0, 0);
+    if (io->mode != WGNN__QKV_HEADS) {
+        wgnn__plan_bind(d, io->rows, 0, 0);
         wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
     }
     return WGNN_OK;
+}
+
+static wgnn_status qkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                            wgnn_tensor *const *out, wgnn__plan *p) {
+    const wgnn_desc *x = &n->in[0];
+    bool cache = is_cache(n), norm = has_norm(n);
+    int nb = norm_at(n);
+    uint64_t H = (uint64_t)n->arg[QA_HEADS].i[0], Hk = (uint64_t)n->arg[QA_KV_HEADS].i[0];
+    uint64_t lim = ctx->limits.maxStorageBufferBindingSize;
+    for (int i = 0; i < 3; i++)
+        if (in[0]->nbytes > lim || out[i]->nbytes > lim)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                             "%s: qkv (%llu bytes) or an output (%llu bytes) passes the device's "
+                             "maxStorageBufferBindingSize (%llu)",
+                             n->op->info.name, (unsigned long long)in[0]->nbytes, (unsigned long long)out[i]->nbytes,
+                             (unsigned long long)lim);
+    /* out of place: the caches are copied first, then the new rows written */
+    for (int i = 1; cache && i < 3; i++)
+        if (out[i]->buf != in[3 + i]->buf) {
+            wgnn_status s = wgnn__plan_copy_words(ctx, p, in[3 + i]->buf, out[i]->buf, out[i]->nbytes / 4u);
+            if (s != WGNN_OK) return s;
+        }
+    wgnn__qkv_rope_io io = {
+        .mode = cache ? WGNN__QKV_CACHE_POSITIONS : WGNN__QKV_HEADS,
+        .b = (uint64_t)x->dims[0],
+        .n = (uint64_t)x->dims[1],
+        .h = H,
+        .hk = Hk,
+        .d = (uint64_t)x->dims[2] / (H + 2 * Hk),
+        .ctx = cache ? (uint64_t)n->in[4].dims[2] : 0u,
+        .eps = (float)n->arg[QA_EPS].f,
+        .x = in[0]->buf,
+        .cos = has_rope(n) ? in[1]->buf : NULL,
+        .sin = has_rope(n) ? in[2]->buf : NULL,
+        .qn = norm ? in[nb]->buf : NULL,
+        .kn = norm ? in[nb + 1]->buf : NULL,
+        .rows = cache ? in[3]->buf : NULL,
+        .q = {out[0]->buf, 0, 0, 0},
+        .k = out[1]->buf,
+        .v = out[2]->buf,
+    };
+    return wgnn__qkv_rope_encode(ctx, p, &io, n->op->info.name);
+}
+
+/* One head's row of a stacked q|k|v projection as qkv_rope makes it (see
+ * norm.h). */
+void wgnn__qkv_rope_row(const float *src, int64_t D, const float *w, double eps, const float *cos, const float *sin,
+                        double *tmp, float *dst) {
+    int64_t half = D / 2;
+    for (int64_t i = 0; i < D; i++) tmp[i] = src[i];
+    if (w) {
+        double ss = 0;
+        for (int64_t i = 0; i < D; i++) ss += tmp[i] * tmp[i];
+        double inv = 1.0 / sqrt(ss / (double)D + eps);
+        for (int64_t i = 0; i < D; i++) tmp[i] *= inv * w[i];
+    }
+    for (int64_t i = 0; i < D; i++) {
+        double r = tmp[i];
+        if (cos) {
+            double rot = i < half ? -tmp[i + half] : tmp[i - half];
+            r = tmp[i] * cos[i] + rot * sin[i];
+        }
+        dst[i] = (float)r;
+    }
 }
 
 static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *out) {
@@ -314,7 +373,7 @@ static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *ou
     bool cache = is_cache(n);
     int nb = norm_at(n);
     int64_t H = n->arg[QA_HEADS].i[0], Hk = n->arg[QA_KV_HEADS].i[0], heads = H + 2 * Hk;
-    int64_t B = x->dims[0], T = x->dims[1], D = x->dims[2] / heads, half = D / 2;
+    int64_t B = x->dims[0], T = x->dims[1], D = x->dims[2] / heads;
     const float *X = in[0], *C = has_rope(n) ? in[1] : NULL, *S = has_rope(n) ? in[2] : NULL,
                 *qw = has_norm(n) ? in[nb] : NULL,
                 *kw = has_norm(n) ? in[nb + 1] : NULL;
@@ -335,26 +394,11 @@ static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *ou
         for (int64_t t = 0; t < T; t++)
             for (int64_t h = 0; h < heads; h++) {
                 const float *src = X + ((b * T + t) * heads + h) * D;
-                for (int64_t i = 0; i < D; i++) v[i] = src[i];
                 int kind = h < H ? 0 : h < H + Hk ? 1 : 2;
-                if (qw && kind < 2) {
-                    double ss = 0;
-                    for (int64_t i = 0; i < D; i++) ss += v[i] * v[i];
-                    double inv = 1.0 / sqrt(ss / (double)D + eps);
-                    const float *w = kind == 0 ? qw : kw;
-                    for (int64_t i = 0; i < D; i++) v[i] *= inv * w[i];
-                }
                 int64_t nh = kind == 0 ? H : Hk, hh = kind == 0 ? h : kind == 1 ? h - H : h - H - Hk;
                 int64_t row = kind == 0 || !cache ? (b * nh + hh) * T + t : (b * nh + hh) * ctxlen + pos[t];
-                float *dst = (float *)out[kind] + row * D;
-                for (int64_t i = 0; i < D; i++) {
-                    double r = v[i];
-                    if (kind < 2 && C) {
-                        double rot = i < half ? -v[i + half] : v[i - half];
-                        r = v[i] * C[t * D + i] + rot * S[t * D + i];
-                    }
-                    dst[i] = (float)r;
-                }
+                wgnn__qkv_rope_row(src, D, kind == 0 ? qw : kind == 1 ? kw : NULL, eps, kind < 2 && C ? C + t * D : NULL,
+                                   kind < 2 && S ? S + t * D : NULL, v, (float *)out[kind] + row * D);
             }
     free(v);
     return WGNN_OK;

@@ -330,8 +330,8 @@ const char wgnn__sdpa_out4_f16[] = "alias OUT4 = vec2<u32>;\n"
  * scratch indices) of rows query rows into out's bytes [off, off + bytes):
  * the fused kernel's splits and the decode kernel's. */
 wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
-                                    uint32_t n_split, int part_o, int part_ml, WGPUBuffer out, uint64_t off,
-                                    uint64_t bytes) {
+                                    uint32_t n_split, int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out,
+                                    uint64_t off, uint64_t bytes) {
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), rx, ry;
     wgnn__const wgc[1] = {{"WG", wg}};
     char rpre[512];
@@ -345,14 +345,14 @@ wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, 
     reduce_params rp = {(uint32_t)rows, d4, n_split};
     wgnn__dispatch *r = wgnn__plan_add(ctx, p, reduce, &rp, sizeof rp, rx, ry, 1);
     if (!r) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, 0);
-    wgnn__plan_bind_scratch(r, (uint32_t)part_ml, 0, 0);
+    wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, (uint64_t)n_split * rows * d4 * 16u);
+    wgnn__plan_bind_scratch(r, (uint32_t)part_ml, ml_off, (uint64_t)n_split * rows * 8u);
     wgnn__plan_bind(r, out, off, bytes);
     return WGNN_OK;
 }
 
 wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
-                              wgnn_tensor *out, wgnn__plan *p) {
+                                  const wgnn__binding *q_at, wgnn_tensor *out, wgnn__plan *p) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
     fused_cfg c;
     sdpa_shape shc; /* one chunk of heads: what a dispatch sees */
@@ -427,7 +427,8 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
                            d4};
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
+        if (q_at) wgnn__plan_bind_range(d, q_at, bh0 * per_q, n * per_q);
+        else wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
         /* bh0 and n are multiples of the group (fused_chunk) */
         wgnn__plan_bind(d, k->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
         wgnn__plan_bind(d, v->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
@@ -442,8 +443,8 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
             wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
             wgnn__plan_bind(d, lens, 0, 0);
             wgnn__plan_bind(d, flag, 0, 0);
-            s = wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, c.n_split, part_o, part_ml, out->buf, bh0 * per_q,
-                                        n * per_q);
+            s = wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, c.n_split, part_o, part_ml, 0, out->buf,
+                                        bh0 * per_q, n * per_q);
             if (s != WGNN_OK) return s;
         } else {
             wgnn__plan_bind(d, out->buf, bh0 * per_q, n * per_q);
@@ -593,7 +594,7 @@ static wgnn_status sdpa_plan_routed(wgnn_context *ctx, const wgnn__node *n, cons
     shape_of(n, &sh);
     wgnn_sdpa_impl impl = route(ctx, &sh, (wgnn_sdpa_impl)n->arg[A_IMPL].i[0]);
     if (routed) *routed = impl;
-    if (impl == WGNN_SDPA_FUSED) return wgnn__sdpa_plan_fused(ctx, &sh, in, out, p);
+    if (impl == WGNN_SDPA_FUSED) return wgnn__sdpa_plan_fused(ctx, &sh, in, NULL, out, p);
     return plan_three_pass(ctx, &sh, in, out, impl == WGNN_SDPA_CHANNEL, p);
 }
 

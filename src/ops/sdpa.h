@@ -27,15 +27,17 @@ extern const char wgnn__sdpa_in4_f32[], wgnn__sdpa_in4_f16[], wgnn__sdpa_out4_f3
 
 /* The fused kernel's whole plan for sh (sdpa_fused, split-KV, chunks of
  * heads past one binding). in[3] is the mask, or with sh->kvlen the cache
- * lengths. */
+ * lengths. q_at: where q is (a buffer or a plan scratch) instead of in[0]
+ * (then unused), or NULL. */
 wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
-                                  wgnn_tensor *out, wgnn__plan *p);
+                                  const wgnn__binding *q_at, wgnn_tensor *out, wgnn__plan *p);
 
-/* sdpa_fused_reduce over split-KV partials (part_o [split][rows][d4],
- * part_ml [split][rows]: plan scratch indices) into out's bytes [off, off +
- * bytes) (bytes 0: the rest of the buffer). */
+/* sdpa_fused_reduce over split-KV partials (part_o [split][rows][d4] at
+ * the start of plan scratch part_o, part_ml [split][rows] (max, sum) pairs
+ * at byte ml_off of scratch part_ml, which may be the same scratch) into
+ * out's bytes [off, off + bytes) (bytes 0: the rest of the buffer). */
 wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
-                                    uint32_t n_split, int part_o, int part_ml, WGPUBuffer out, uint64_t off,
-                                    uint64_t bytes);
+                                    uint32_t n_split, int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out,
+                                    uint64_t off, uint64_t bytes);
 
 #endif /* WGNN_SDPA_H */

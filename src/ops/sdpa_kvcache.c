@@ -5,6 +5,7 @@
  * (group * S_q <= 8 query rows a kv head), shaders/sdpa_decode.wgsl
  * (WGNN_SDPA_DECODE=0 turns it off), then the split-KV reduce. Reference: wgnn_ref_sdpa_ex per batch element (src/ref/
  * sdpa_ref.c); cases in tests/cases/sdpa.inc. */
+#include "norm.h" /* qkv_rope's kernel and reference row */
 #include "op.h"
 #include "sdpa.h"
 
@@ -19,7 +20,9 @@
     X(S, u32, n_b) X(S, u32, h_kv) X(S, u32, h) X(S, u32, group) X(S, u32, s_q) X(S, u32, s_kv)     \
     X(S, u32, kv_chunk) /* keys a split, a multiple of W * U */                                      \
     X(S, u32, n_rows)   /* B * H * S_q */                                                            \
-    X(S, f32, qscale) X(S, u32, causal)
+    X(S, f32, qscale) X(S, u32, causal)                                                              \
+    X(S, u32, ml0) /* the (max, sum) pairs' first vec4 in part */                                    \
+    X(S, f32, eps) /* QKV: q_norm / k_norm's epsilon */
 WGNN__PARAMS_STRUCT(decode_params, DECODE_PARAMS);
 WGNN__PARAMS_CHECK(decode_params, DECODE_PARAMS)
 
@@ -90,7 +93,8 @@ typedef struct decode_cfg {
     uint32_t wg, sg, u, qx, rows; /* threads, subgroup size, keys a subgroup at a time, pieces a lane, rows */
 } decode_cfg;
 
-static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in, decode_cfg *c) {
+static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const uint64_t *in_bytes, bool qkv,
+                        decode_cfg *c) {
     if (ctx->knobs.sdpa_decode == 0 || !ctx->has_subgroups) return false;
     uint32_t sg = ctx->info.subgroup_min_size;
     if (sg != ctx->info.subgroup_max_size || sg < 4 || sg > 128 || (sg & (sg - 1)) != 0) return false;
@@ -107,13 +111,24 @@ static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const wgn
     uint64_t w = c->wg / sg, smem = w * rows * d4 * 16 + 2 * w * rows * 4 + 4;
     if (smem > L->maxComputeWorkgroupStorageSize) return false;
     for (int i = 0; i < 3; i++)
-        if (in[i]->nbytes > L->maxStorageBufferBindingSize) return false;
+        if (in_bytes[i] > L->maxStorageBufferBindingSize) return false;
     if (sh->bh * sh->s_kv * d4 > UINT32_MAX) return false;
+    /* QKV: ten storage bindings */
+    if (qkv && L->maxStorageBuffersPerShaderStage < 10) return false;
     return true;
 }
 
-static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
-                               wgnn_tensor *out, wgnn__plan *p, const decode_cfg *c) {
+/* What plan_decode binds: q [B, H, S_q, D], or with qkv the stacked
+ * projection and what qkv_rope_cache takes (norms NULL without them). */
+typedef struct decode_io {
+    WGPUBuffer q, k, v, lens, out;
+    bool qkv;
+    WGPUBuffer cos, sin, qn, kn;
+    float eps;
+} decode_io;
+
+static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const decode_io *io, wgnn__plan *p,
+                               const decode_cfg *c) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
     uint64_t n_b = sh->bh / sh->n_h, h_kv = sh->n_h / sh->group, units = n_b * h_kv;
     /* splits: about 256 workgroups, each a multiple of the keys one pass of
@@ -123,14 +138,26 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const wg
     chunk = (chunk + step - 1) / step * step;
     uint64_t n_split = (sh->s_kv + chunk - 1) / chunk;
     uint64_t rows = sh->bh * sh->s_q;
-    if (n_split * rows * sh->d * 4 > ctx->limits.maxStorageBufferBindingSize)
+    /* one scratch: the outputs, then the (max, sum) pairs from a binding
+     * offset the device allows */
+    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment > 16 ? ctx->limits.minStorageBufferOffsetAlignment : 16;
+    uint64_t o_bytes = n_split * rows * sh->d * 4u, ml_off = (o_bytes + align - 1) / align * align;
+    uint64_t part_bytes = ml_off + (n_split * rows + 1) / 2 * 16u;
+    if (part_bytes > ctx->limits.maxStorageBufferBindingSize || part_bytes / 16u > UINT32_MAX)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: the split partials pass one storage binding");
-    char pre[1536];
+    static const char *const k_kv[2] = {
+        "@group(0) @binding(2) var<storage, read> k: array<IN4>;\n"
+        "@group(0) @binding(3) var<storage, read> v: array<IN4>;\n"
+        "fn put_kv(i: u32, kv: vec4<f32>, vv: vec4<f32>) {}\n",
+        "@group(0) @binding(2) var<storage, read_write> k: array<IN4>;\n"
+        "@group(0) @binding(3) var<storage, read_write> v: array<IN4>;\n"
+        "fn put_kv(i: u32, kv: vec4<f32>, vv: vec4<f32>) {\n    k[i] = kv;\n    v[i] = vv;\n}\n"};
+    char pre[2048];
     snprintf(pre, sizeof pre,
              "enable subgroups;\n%sconst D4: u32 = %uu;\nconst R: u32 = %uu;\nconst SG: u32 = %uu;\nconst WG: u32 = %uu;\n"
-             "const U: u32 = %uu;\nconst QX: u32 = %uu;\n%s",
-             WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, c->rows, c->sg, c->wg, c->u, c->qx,
-             sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32);
+             "const U: u32 = %uu;\nconst QX: u32 = %uu;\nconst QKV: bool = %s;\nconst HAS_NORM: bool = %s;\n%s%s",
+             WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, c->rows, c->sg, c->wg, c->u, c->qx, io->qkv ? "true" : "false",
+             io->qn ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32, k_kv[io->qkv]);
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "sdpa_decode", pre, NULL, 0, &pipe);
     uint32_t gx, gy;
@@ -139,19 +166,24 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const wg
         s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, "sdpa_kvcache",
                                              &gx, &gy);
     if (s != WGNN_OK) return s;
-    int part_o = wgnn__plan_scratch(p, n_split * rows * sh->d * 4u), part_ml = wgnn__plan_scratch(p, n_split * rows * 8u);
-    if (part_o < 0 || part_ml < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: no scratch slot left");
-    decode_params dp = {(uint32_t)groups,         (uint32_t)n_b,      (uint32_t)h_kv,
+    int part = wgnn__plan_scratch(p, part_bytes);
+    if (part < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: no scratch slot left");
+    decode_params dp = {(uint32_t)groups,         (uint32_t)n_b,       (uint32_t)h_kv,
                         (uint32_t)sh->n_h,        (uint32_t)sh->group, (uint32_t)sh->s_q,
                         (uint32_t)sh->s_kv,       (uint32_t)chunk,     (uint32_t)rows,
-                        (float)(sh->scale * 1.4426950408889634), sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1u : 0u};
+                        (float)(sh->scale * 1.4426950408889634),       sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1u : 0u,
+                        (uint32_t)(ml_off / 16u), io->eps};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &dp, sizeof dp, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    for (int i = 0; i < 4; i++) wgnn__plan_bind(d, in[i]->buf, 0, 0);
-    wgnn__plan_bind_scratch(d, (uint32_t)part_o, 0, 0);
-    wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
+    wgnn__plan_bind(d, io->q, 0, 0);
+    wgnn__plan_bind(d, io->k, 0, 0);
+    wgnn__plan_bind(d, io->v, 0, 0);
+    wgnn__plan_bind(d, io->lens, 0, 0);
+    wgnn__plan_bind_scratch(d, (uint32_t)part, 0, 0);
     wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
-    return wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, (uint32_t)n_split, part_o, part_ml, out->buf, 0, 0);
+    WGPUBuffer extra[4] = {io->cos, io->sin, io->qn, io->kn};
+    for (int i = 0; i < 4; i++) wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, extra[i], false), 0, 0);
+    return wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, (uint32_t)n_split, part, part, ml_off, io->out, 0, 0);
 }
 
 static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -159,43 +191,44 @@ static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     sdpa_shape sh;
     kv_shape(n, &sh);
     decode_cfg c;
-    if (decode_fits(ctx, &sh, in, &c)) return plan_decode(ctx, &sh, in, out[0], p, &c);
-    return wgnn__sdpa_plan_fused(ctx, &sh, in, out[0], p);
+    uint64_t bytes[3] = {in[0]->nbytes, in[1]->nbytes, in[2]->nbytes};
+    if (decode_fits(ctx, &sh, bytes, false, &c)) {
+        decode_io io = {in[0]->buf, in[1]->buf, in[2]->buf, in[3]->buf, out[0]->buf, false, NULL, NULL, NULL, NULL, 0};
+        return plan_decode(ctx, &sh, &io, p, &c);
+    }
+    return wgnn__sdpa_plan_fused(ctx, &sh, in, NULL, out[0], p);
 }
 
-static wgnn_status kv_ref(wgnn__node *n, const void *const *in, void *const *out) {
-    sdpa_shape sh;
-    kv_shape(n, &sh);
-    const int32_t *lens = in[3];
-    uint64_t B = (uint64_t)n->in[0].dims[0], hkv = sh.n_h / sh.group, es = sh.f16 ? 2u : 4u;
-    for (uint64_t b = 0; b < B; b++)
-        if (lens[b] < 0 || (uint64_t)lens[b] > sh.s_kv)
-            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                                  "cache_seqlens[%llu] = %d is out of range: the cache has %llu slots",
-                                  (unsigned long long)b, lens[b], (unsigned long long)sh.s_kv);
+/* The reference over B batch elements: q [B, H, S_q, D] and the caches
+ * [B, H_kv, S_max, D] (float32, or float16 with sh->f16) against the first
+ * lens[b] keys (checked in range) into out. */
+static wgnn_status kv_ref_core(wgnn__node *n, const sdpa_shape *shp, uint64_t B, const void *qin, const void *kin,
+                               const void *vin, const int32_t *lens, void *out) {
+    const sdpa_shape sh = *shp;
+    uint64_t hkv = sh.n_h / sh.group, es = sh.f16 ? 2u : 4u;
     uint64_t nq = sh.n_h * sh.s_q * sh.d, nkv = hkv * sh.s_kv * sh.d;
     float *q = malloc(nq * 4), *k = malloc(nkv * 4 + 4), *v = malloc(nkv * 4 + 4), *o = malloc(nq * 4);
     wgnn_status s = WGNN_OK;
     if (!q || !k || !v || !o) s = wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
     for (uint64_t b = 0; s == WGNN_OK && b < B; b++) {
         uint64_t L = (uint64_t)lens[b];
-        const unsigned char *qb = (const unsigned char *)in[0] + b * nq * es;
+        const unsigned char *qb = (const unsigned char *)qin + b * nq * es;
         if (sh.f16) wgnn_f16_to_f32((const uint16_t *)qb, q, nq);
         else memcpy(q, qb, nq * 4);
         /* the first L keys of each kv head, packed */
         for (uint64_t h = 0; h < hkv; h++) {
             uint64_t src = (b * hkv + h) * sh.s_kv * sh.d, dst = h * L * sh.d, cnt = L * sh.d;
             if (sh.f16) {
-                wgnn_f16_to_f32((const uint16_t *)in[1] + src, k + dst, cnt);
-                wgnn_f16_to_f32((const uint16_t *)in[2] + src, v + dst, cnt);
+                wgnn_f16_to_f32((const uint16_t *)kin + src, k + dst, cnt);
+                wgnn_f16_to_f32((const uint16_t *)vin + src, v + dst, cnt);
             } else {
-                memcpy(k + dst, (const float *)in[1] + src, cnt * 4);
-                memcpy(v + dst, (const float *)in[2] + src, cnt * 4);
+                memcpy(k + dst, (const float *)kin + src, cnt * 4);
+                memcpy(v + dst, (const float *)vin + src, cnt * 4);
             }
         }
         if (L == 0) memset(o, 0, nq * 4);
         else wgnn_ref_sdpa_ex(q, k, v, NULL, sh.n_h, sh.group, sh.s_q, L, sh.d, sh.scale, sh.causal, o);
-        unsigned char *ob = (unsigned char *)out[0] + b * nq * es;
+        unsigned char *ob = (unsigned char *)out + b * nq * es;
         if (sh.f16) wgnn_f32_to_f16(o, (uint16_t *)ob, nq);
         else memcpy(ob, o, nq * 4);
     }
@@ -204,6 +237,19 @@ static wgnn_status kv_ref(wgnn__node *n, const void *const *in, void *const *out
     free(v);
     free(o);
     return s;
+}
+
+static wgnn_status kv_ref(wgnn__node *n, const void *const *in, void *const *out) {
+    sdpa_shape sh;
+    kv_shape(n, &sh);
+    const int32_t *lens = in[3];
+    uint64_t B = (uint64_t)n->in[0].dims[0];
+    for (uint64_t b = 0; b < B; b++)
+        if (lens[b] < 0 || (uint64_t)lens[b] > sh.s_kv)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "cache_seqlens[%llu] = %d is out of range: the cache has %llu slots",
+                                  (unsigned long long)b, lens[b], (unsigned long long)sh.s_kv);
+    return kv_ref_core(n, &sh, B, in[0], in[1], in[2], lens, out[0]);
 }
 
 static const wgnn_op_arg_info k_kv_args[] = {
@@ -228,4 +274,209 @@ const wgnn__op wgnn__op_sdpa_kvcache = {
     kv_plan,
     kv_ref,
     false,
+};
+
+/* ---- qkv_sdpa_kvcache: qkv_rope_cache and sdpa_kvcache in one node ------- */
+
+/* qkv, cos, sin, k_cache, v_cache, cache_seqlens, [q_norm, k_norm] */
+enum { QK_HEADS, QK_KV_HEADS, QK_EPS, QK_SCALE };
+
+static wgnn_status qkvkv_check(wgnn__node *n) {
+    static const char *const names[8] = {"qkv", "cos", "sin", "k_cache", "v_cache", "cache_seqlens", "q_norm", "k_norm"};
+    for (int i = 0; i < n->n_in; i++) {
+        wgnn_dtype want = i == 5 ? WGNN_I32 : WGNN_F32;
+        if (n->in[i].dtype != want)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s is %s; it must be %s", names[i],
+                                  wgnn_dtype_name(n->in[i].dtype), wgnn_dtype_name(want));
+    }
+    if (n->n_in == 7) return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "give both q_norm and k_norm, or neither");
+    const wgnn_desc *x = &n->in[0], *c = &n->in[1], *sn = &n->in[2], *kc = &n->in[3], *vc = &n->in[4], *l = &n->in[5];
+    int64_t H = n->arg[QK_HEADS].i[0], Hk = n->arg[QK_KV_HEADS].i[0];
+    char xs[160], cs[160], ks[160], vs[160];
+    wgnn__dims_str(x, xs, sizeof xs);
+    wgnn__dims_str(c, cs, sizeof cs);
+    wgnn__dims_str(kc, ks, sizeof ks);
+    wgnn__dims_str(vc, vs, sizeof vs);
+    if (H < 1 || Hk < 1 || H > 65536 || H % Hk != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "num_heads %lld must be in [1, 65536] and a multiple of num_kv_heads %lld", (long long)H,
+                              (long long)Hk);
+    if (x->rank != 3 || x->dims[2] % (H + 2 * Hk) != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "qkv is %s; it must be [B, n, (num_heads + 2 * num_kv_heads) * D] = [B, n, %lld * D]", xs,
+                              (long long)(H + 2 * Hk));
+    int64_t B = x->dims[0], T = x->dims[1], D = x->dims[2] / (H + 2 * Hk);
+    if (D < 4 || D > 256 * 4 || D % 4 != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "head dim D=%lld must be a multiple of 4 in [4, 1024]",
+                              (long long)D);
+    if (c->rank != 2 || c->dims[0] != T || c->dims[1] != D || sn->rank != 2 || sn->dims[0] != T || sn->dims[1] != D)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cos %s and sin must both be [n, D] = [%lld, %lld]", cs,
+                              (long long)T, (long long)D);
+    bool ok = kc->rank == 4 && kc->dims[0] == B && kc->dims[1] == Hk && kc->dims[3] == D && kc->dims[2] >= T;
+    for (int i = 0; ok && i < 4; i++) ok = vc->rank == 4 && vc->dims[i] == kc->dims[i];
+    if (!ok)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "k_cache %s and v_cache %s must both be [B, num_kv_heads, ctx, D] = [%lld, %lld, ctx, "
+                              "%lld] with ctx >= n = %lld",
+                              ks, vs, (long long)B, (long long)Hk, (long long)D, (long long)T);
+    if (l->rank != 1 || l->dims[0] != B)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cache_seqlens must be int32 [B] = [%lld]", (long long)B);
+    for (int i = 6; i < n->n_in; i++)
+        if (n->in[i].rank != 1 || n->in[i].dims[0] != D)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "%s must be [D] = [%lld]", names[i], (long long)D);
+    if (!(n->arg[QK_EPS].f >= 0) || !isfinite(n->arg[QK_EPS].f))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "eps %g must be finite and >= 0", n->arg[QK_EPS].f);
+    if (n->arg[QK_SCALE].set && !isfinite(n->arg[QK_SCALE].f))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale %g is not finite", n->arg[QK_SCALE].f);
+    n->n_out = 3;
+    n->out[0] = (wgnn_desc){WGNN_F32, 4, {B, H, T, D}};
+    n->out[1] = *kc;
+    n->out[2] = *vc;
+    return WGNN_OK;
+}
+
+static void qkvkv_shape(const wgnn__node *n, sdpa_shape *sh) {
+    const wgnn_desc *x = &n->in[0];
+    uint64_t H = (uint64_t)n->arg[QK_HEADS].i[0], Hk = (uint64_t)n->arg[QK_KV_HEADS].i[0];
+    memset(sh, 0, sizeof *sh);
+    sh->bh = (uint64_t)x->dims[0] * H;
+    sh->n_h = H;
+    sh->group = H / Hk;
+    sh->s_q = (uint64_t)x->dims[1];
+    sh->s_kv = (uint64_t)n->in[3].dims[2];
+    sh->d = (uint64_t)x->dims[2] / (H + 2 * Hk);
+    sh->causal = WGNN_SDPA_CAUSAL_BOTTOM_RIGHT;
+    sh->kvlen = true;
+    sh->scale = n->arg[QK_SCALE].set ? n->arg[QK_SCALE].f : 1.0 / sqrt((double)sh->d);
+}
+
+static wgnn_status qkvkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                              wgnn_tensor *const *out, wgnn__plan *p) {
+    sdpa_shape sh;
+    qkvkv_shape(n, &sh);
+    bool norm = n->n_in == 8;
+    uint64_t lim = ctx->limits.maxStorageBufferBindingSize;
+    for (int i = 0; i < n->n_in; i++)
+        if (in[i]->nbytes > lim)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                             "qkv_sdpa_kvcache: input %d (%llu bytes) passes the device's maxStorageBufferBindingSize "
+                             "(%llu)",
+                             i, (unsigned long long)in[i]->nbytes, (unsigned long long)lim);
+    if (out[0]->nbytes > lim)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "qkv_sdpa_kvcache: the output (%llu bytes) passes one storage binding",
+                         (unsigned long long)out[0]->nbytes);
+    /* out of place: the caches are copied first, then the new rows written */
+    for (int i = 1; i < 3; i++)
+        if (out[i]->buf != in[2 + i]->buf) {
+            wgnn_status s = wgnn__plan_copy_words(ctx, p, in[2 + i]->buf, out[i]->buf, out[i]->nbytes / 4u);
+            if (s != WGNN_OK) return s;
+        }
+    float eps = (float)n->arg[QK_EPS].f;
+    WGPUBuffer qn = norm ? in[6]->buf : NULL, kn = norm ? in[7]->buf : NULL;
+    decode_cfg c;
+    uint64_t bytes[3] = {in[0]->nbytes, out[1]->nbytes, out[2]->nbytes};
+    if (decode_fits(ctx, &sh, bytes, true, &c)) {
+        decode_io io = {in[0]->buf, out[1]->buf, out[2]->buf, in[5]->buf, out[0]->buf, true,
+                        in[1]->buf, in[2]->buf,  qn,          kn,          eps};
+        return plan_decode(ctx, &sh, &io, p, &c);
+    }
+    /* otherwise qkv_rope_cache's kernel (q into scratch, rows at
+     * cache_seqlens[b] - n + t) and the fused attention */
+    uint64_t B = sh.bh / sh.n_h, Hk = sh.n_h / sh.group;
+    int qs = wgnn__plan_scratch(p, sh.bh * sh.s_q * sh.d * 4u);
+    if (qs < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "qkv_sdpa_kvcache: no scratch slot left");
+    wgnn__binding qb = {NULL, 0, 0, (uint32_t)qs + 1u};
+    wgnn__qkv_rope_io io = {
+        .mode = WGNN__QKV_CACHE_LENS,
+        .b = B,
+        .n = sh.s_q,
+        .h = sh.n_h,
+        .hk = Hk,
+        .d = sh.d,
+        .ctx = sh.s_kv,
+        .eps = eps,
+        .x = in[0]->buf,
+        .cos = in[1]->buf,
+        .sin = in[2]->buf,
+        .qn = qn,
+        .kn = kn,
+        .rows = in[5]->buf,
+        .q = qb,
+        .k = out[1]->buf,
+        .v = out[2]->buf,
+    };
+    wgnn_status s = wgnn__qkv_rope_encode(ctx, p, &io, "qkv_sdpa_kvcache");
+    if (s != WGNN_OK) return s;
+    const wgnn_tensor *att_in[4] = {NULL, out[1], out[2], in[5]};
+    return wgnn__sdpa_plan_fused(ctx, &sh, att_in, &qb, out[0], p);
+}
+
+static wgnn_status qkvkv_ref(wgnn__node *n, const void *const *in, void *const *out) {
+    sdpa_shape sh;
+    qkvkv_shape(n, &sh);
+    const int32_t *lens = in[5];
+    uint64_t B = sh.bh / sh.n_h, H = sh.n_h, Hk = H / sh.group, T = sh.s_q, D = sh.d, heads = H + 2 * Hk;
+    for (uint64_t b = 0; b < B; b++)
+        if (lens[b] < (int64_t)T || (uint64_t)lens[b] > sh.s_kv)
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "cache_seqlens[%llu] = %d is out of range: the %llu new rows go to positions L - %llu "
+                                  ".. L - 1 of a cache of %llu rows, so L must be in [%llu, %llu]",
+                                  (unsigned long long)b, lens[b], (unsigned long long)T, (unsigned long long)T,
+                                  (unsigned long long)sh.s_kv, (unsigned long long)T, (unsigned long long)sh.s_kv);
+    for (int i = 1; i < 3; i++)
+        if (out[i] != in[2 + i]) memcpy(out[i], in[2 + i], (size_t)wgnn__desc_numel(&n->in[2 + i]) * sizeof(float));
+    const float *X = in[0], *C = in[1], *S = in[2], *qw = n->n_in == 8 ? in[6] : NULL, *kw = n->n_in == 8 ? in[7] : NULL;
+    float *q = malloc(sh.bh * T * D * sizeof *q);
+    double *tmp = malloc(D * sizeof *tmp);
+    if (!q || !tmp) {
+        free(q);
+        free(tmp);
+        return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    double eps = n->arg[QK_EPS].f;
+    for (uint64_t b = 0; b < B; b++)
+        for (uint64_t t = 0; t < T; t++)
+            for (uint64_t h = 0; h < heads; h++) {
+                const float *src = X + ((b * T + t) * heads + h) * D;
+                uint64_t pos = (uint64_t)lens[b] - T + t;
+                if (h < H) {
+                    wgnn__qkv_rope_row(src, (int64_t)D, qw, eps, C + t * D, S + t * D, tmp,
+                                       q + ((b * H + h) * T + t) * D);
+                } else if (h < H + Hk) {
+                    float *dst = (float *)out[1] + ((b * Hk + h - H) * sh.s_kv + pos) * D;
+                    wgnn__qkv_rope_row(src, (int64_t)D, kw, eps, C + t * D, S + t * D, tmp, dst);
+                } else {
+                    memcpy((float *)out[2] + ((b * Hk + h - H - Hk) * sh.s_kv + pos) * D, src, D * sizeof(float));
+                }
+            }
+    wgnn_status s = kv_ref_core(n, &sh, B, q, out[1], out[2], lens, out[0]);
+    free(q);
+    free(tmp);
+    return s;
+}
+
+static const wgnn_op_arg_info k_qkvkv_args[] = {
+    {"num_heads", "int", NULL, "H: query heads"},
+    {"num_kv_heads", "int", NULL, "Hk: key and value heads (H % Hk == 0)"},
+    {"eps", "float", "1e-6", "q_norm / k_norm's epsilon"},
+    {"scale", "float", "", "multiplies q.k^T; default 1/sqrt(D)"},
+};
+
+const wgnn__op wgnn__op_qkv_sdpa_kvcache = {
+    {"qkv_sdpa_kvcache",
+     "a decoder layer's attention from its stacked q|k|v projection: qkv_rope_cache (per-head q/k RMSNorm, "
+     "rotate-half RoPE, k and v appended to the caches) then causal sdpa_kvcache, in one node (one kernel and the "
+     "split-KV reduce when decoding; not an aten op)",
+     "qkv, cos, sin, k_cache, v_cache, cache_seqlens, [q_norm, k_norm]",
+     "qkv [B, n, (H + 2 Hk) * D] (q's H heads, then k's Hk, then v's Hk), cos and sin [n, D], k_cache and "
+     "v_cache [B, Hk, ctx, D], cache_seqlens int32 [B] with values L in [n, ctx] (the length after this step: the n "
+     "new rows go to positions L - n .. L - 1), q_norm and k_norm [D] -> attention [B, H, n, D] (row i sees keys "
+     "<= L - n + i), k_cache and v_cache with the new rows written; pass the caches as outputs 1 and 2 (in place: "
+     "wgnn_graph_op_into_n) to write only those rows; D % 4 == 0; float32; on the GPU an L out of range writes "
+     "no row and is reported by the next sync, the reference gives an error",
+     6, 8, 4, k_qkvkv_args},
+    qkvkv_check,
+    qkvkv_plan,
+    qkvkv_ref,
+    WGNN__INPLACE(1, 3) | WGNN__INPLACE(2, 4),
 };
