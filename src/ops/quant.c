@@ -34,6 +34,11 @@ enum { Q8_ACT, Q8_PRE, Q8_EPS };
  * GEMM runs (prefill); below, the GEMV-like kernel reads int8 directly. */
 #define Q8_GEMM_ROWS 16u
 
+/* Workgroups the GEMV must still have at two columns a thread (x reused
+ * across both); with fewer, one column a thread keeps more SMs busy (132 on
+ * an H200, about 8 workgroups of 256 resident on each). A guess: tune it. */
+#define Q8_NC_GROUPS 2048u
+
 /* Many rows: W -> float32 scratch (scale applied), then linear's GEMM on
  * it. *done false (nothing planned) when the scratch would pass a binding. */
 static wgnn_status plan_dequant_gemm(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -151,26 +156,38 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes;
     while (lanes > 1 && lanes > k4) lanes /= 2;
     if (lanes > wg) lanes = wg;
+    /* NC columns a thread (x loaded once for NC rows of W) where N leaves
+     * Q8_NC_GROUPS workgroups even so: fewer threads would starve the GPU */
+    uint32_t nj = wg / lanes, nc = nn >= (uint64_t)nj * 2u * Q8_NC_GROUPS ? 2u : 1u;
+    /* whole rows 16-byte aligned: W read as vec4<u32>, one load a step */
+    bool v16 = k4 % 4 == 0;
     uint64_t row_blocks = (rows + mr - 1) / mr;
     if (row_blocks > ctx->limits.maxComputeWorkgroupsPerDimension)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "linear_q8: %llu rows need more row blocks than a grid dim holds",
                          (unsigned long long)rows);
-    char pre[1024];
+    char pre[1536];
     bool bias;
     int gw = wgnn__linear_norm_input(n, 3, Q8_PRE, &bias);
     snprintf(pre, sizeof pre,
-             "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst U: u32 = %uu;\nconst HAS_BIAS: bool = %s;\n"
-             "const ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s",
-             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, unroll, bias ? "true" : "false", (unsigned)n->arg[Q8_ACT].i[0], prol,
+             "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst NC: u32 = %uu;\n"
+             "const U: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s%s",
+             WGNN__PARAMS_WGSL(Q8_PARAMS), wg, lanes, mr, nc, unroll, bias ? "true" : "false",
+             (unsigned)n->arg[Q8_ACT].i[0], prol,
+             v16 ? "alias WQ = vec4<u32>;\n"
+                   "fn ldq(i: u32) -> vec4<u32> { return W[i / 4u]; }\n"
+                   "fn ld1(i: u32) -> u32 { return W[i / 4u][i % 4u]; }\n"
+                 : "alias WQ = u32;\n"
+                   "fn ldq(i: u32) -> vec4<u32> { return vec4<u32>(W[i], W[i + 1u], W[i + 2u], W[i + 3u]); }\n"
+                   "fn ld1(i: u32) -> u32 { return W[i]; }\n",
              gw >= 0 ? "@group(0) @binding(6) var<storage, read> NW: array<vec4<f32>>;\n"
                        "fn norm_w(i: u32) -> vec4<f32> { return NW[i]; }\n"
                      : "fn norm_w(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }\n");
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "linear_q8", pre, NULL, 0, &pipe);
-    uint32_t nj = wg / lanes, gx, gy;
+    uint32_t gx, gy;
     if (s == WGNN_OK)
-        s = wgnn__compute_2d_workgroup_count(ctx, (nn + nj - 1) / nj, ctx->limits.maxComputeWorkgroupsPerDimension,
-                                             "linear_q8", &gx, &gy);
+        s = wgnn__compute_2d_workgroup_count(ctx, (nn + nj * nc - 1) / (nj * nc),
+                                             ctx->limits.maxComputeWorkgroupsPerDimension, "linear_q8", &gx, &gy);
     if (s != WGNN_OK) return s;
     q8_params qp = {(uint32_t)rows, (uint32_t)nn, (uint32_t)k4, bias && n->in[3].rank > 1 ? (uint32_t)nn : 0u,
                     (uint32_t)x_rs, (float)n->arg[Q8_EPS].f};
