@@ -22,7 +22,8 @@
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
 // TRANS_A, TRANS_B, B_F16, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu
-// tanh, 4 silu).
+// tanh, 4 silu), and fn store_all(acc, i0, j0, c_base, bias_base): put()
+// for each accumulator, unrolled.
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
 // (read_write), 4 bias (f32; a dummy when !HAS_BIAS).
 // Dispatch: (ceil(n / BN), ceil(m / BM), batches).
@@ -132,33 +133,32 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
     }
 
-    let c_base = P.c_off + wid.z * P.c_bs;
-    let bias_base = P.bias_off + wid.z * P.bias_bs;
-    // Written with constant trip counts and no dynamic vector indexing (no
-    // break, explicit components), so that the compiler can unroll it and
-    // keep acc in registers: with a data-dependent break and bv[q] the
-    // 128 x 128 tile with a bias ran 12x slower on the H200.
-    for (var r = 0u; r < TM; r++) {
-        let i = m0 + ty * TM + r;
-        let row_ok = i < P.m;
-        for (var c = 0u; c < TN / 4u; c++) {
-            let j0 = n0 + (c * WX + tx) * 4u;
-            var v = P.alpha * acc[r * (TN / 4u) + c];
-            let ok = vec4(row_ok) & (vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n));
-            if (HAS_BIAS) {
-                let bb = bias_base + i * P.bias_rs + j0 * P.bias_cs;
-                let bv = vec4(select(0.0, BIAS[select(0u, bb, ok.x)], ok.x),
-                              select(0.0, BIAS[select(0u, bb + P.bias_cs, ok.y)], ok.y),
-                              select(0.0, BIAS[select(0u, bb + 2u * P.bias_cs, ok.z)], ok.z),
-                              select(0.0, BIAS[select(0u, bb + 3u * P.bias_cs, ok.w)], ok.w));
-                v += P.beta * bv;
-            }
-            v = act(v);
-            let o = c_base + i * P.ldc + j0;
-            if (ok.x) { C[o] = v.x; }
-            if (ok.y) { C[o + 1u] = v.y; }
-            if (ok.z) { C[o + 2u] = v.z; }
-            if (ok.w) { C[o + 3u] = v.w; }
-        }
+    store_all(acc, m0 + ty * TM, n0 + tx * 4u, P.c_off + wid.z * P.c_bs, P.bias_off + wid.z * P.bias_bs);
+}
+
+// The epilogue of one accumulator: C's row i, columns j0 .. j0 + 3 (those
+// inside the product). The prelude's store_all calls it for each acc[q]
+// with q a constant (acc[r * TN / 4 + c]: row i0 + r, columns j0 + c * WX
+// * 4): written as a loop, acc was indexed by a variable wherever the
+// compiler declined to unroll it, which puts acc in local memory (the
+// 8 x 8 tiles with a bias: 256 bytes of local memory a thread, 15x slower
+// on the H200).
+fn put(i: u32, j0: u32, a: vec4<f32>, c_base: u32, bias_base: u32) {
+    let row_ok = i < P.m;
+    var v = P.alpha * a;
+    let ok = vec4(row_ok) & (vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n));
+    if (HAS_BIAS) {
+        let bb = bias_base + i * P.bias_rs + j0 * P.bias_cs;
+        let bv = vec4(select(0.0, BIAS[select(0u, bb, ok.x)], ok.x),
+                      select(0.0, BIAS[select(0u, bb + P.bias_cs, ok.y)], ok.y),
+                      select(0.0, BIAS[select(0u, bb + 2u * P.bias_cs, ok.z)], ok.z),
+                      select(0.0, BIAS[select(0u, bb + 3u * P.bias_cs, ok.w)], ok.w));
+        v += P.beta * bv;
     }
+    v = act(v);
+    let o = c_base + i * P.ldc + j0;
+    if (ok.x) { C[o] = v.x; }
+    if (ok.y) { C[o + 1u] = v.y; }
+    if (ok.z) { C[o + 2u] = v.z; }
+    if (ok.w) { C[o + 3u] = v.w; }
 }

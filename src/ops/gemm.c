@@ -374,7 +374,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     gemm_tile t = pick_tile(ctx, g);
-    char pre[1024];
+    char pre[4096];
     /* gemv4: lanes a column such that each walks its row in at most two
      * steps of four pieces */
     bool v4 = gemv4_ok(g, &t);
@@ -401,14 +401,30 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                  "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
                  WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr, g->b_f16 ? "true" : "false",
                  g->b_f16 ? "u32" : "f32", has_bias ? "true" : "false", (unsigned)g->act);
-    else
-        snprintf(pre, sizeof pre,
-                 "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
-                 "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\nconst B_F16: bool = %s;\n"
-                 "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
-                 WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
-                 g->trans_b ? "true" : "false", g->b_f16 ? "true" : "false", g->b_f16 ? "u32" : "f32",
-                 has_bias ? "true" : "false", (unsigned)g->act);
+    else {
+        int n = snprintf(pre, sizeof pre,
+                         "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
+                         "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\nconst B_F16: bool = %s;\n"
+                         "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+                         WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
+                         g->trans_b ? "true" : "false", g->b_f16 ? "true" : "false", g->b_f16 ? "u32" : "f32",
+                         has_bias ? "true" : "false", (unsigned)g->act);
+        /* the epilogue with every accumulator named by a constant (see
+         * gemm.wgsl's store_all): written out here so that no compiler
+         * has to unroll a loop to keep them in registers */
+        n += snprintf(pre + n, sizeof pre - (size_t)n,
+                      "fn store_all(acc: array<vec4<f32>, %uu>, i0: u32, j0: u32, c_base: u32, bias_base: u32) {\n",
+                      t.tm * t.tn / 4u);
+        for (uint32_t r = 0; r < t.tm; r++)
+            for (uint32_t c = 0; c < t.tn / 4u; c++)
+                n += snprintf(pre + n, sizeof pre - (size_t)n,
+                              "    put(i0 + %uu, j0 + %uu, acc[%uu], c_base, bias_base);\n", r, c * t.wx * 4u,
+                              r * (t.tn / 4u) + c);
+        n += snprintf(pre + n, sizeof pre - (size_t)n, "}\n");
+        if ((size_t)n >= sizeof pre)
+            return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "gemm: a %u x %u register tile is more than the kernel takes",
+                             t.tm, t.tn);
+    }
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, v4 ? "gemv4" : t.gemv_mr ? "gemv" : "gemm", pre, NULL, 0, &pipe);
     if (s != WGNN_OK) return s;
