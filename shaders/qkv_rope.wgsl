@@ -10,12 +10,15 @@
 //   out[i + D/2] = x[i + D/2] * cos[i + D/2] + x[i] * sin[i + D/2]
 // Row "qkv_rope_cache" (a cache mode of the prelude): k and v go straight
 // into the caches [B, Hk, ctx, D] at row positions[t], or, for
-// qkv_sdpa_kvcache's general path, at cache_seqlens[b] - n + t (in place: a
+// qkv_sdpa_kvcache's general path, at position cache_seqlens[b] - n + t
+// (with cos and sin tables [P, D] read at that position; in place: a
 // decode step's cache append in the same kernel); a row outside [0, ctx)
 // writes nothing and records itself in the context's data-error words.
 // Without cos and sin (HAS_ROPE false) the heads are only split out (an
 // encoder's stacked q|k|v).
-// Prelude: struct Params, consts HALF, WG, HAS_NORM, HAS_ROPE, and
+// Prelude: struct Params, consts HALF, WG, HAS_NORM, HAS_ROPE, fn
+// rope_row(b, t) -> u32 (the row of cos / sin for token t: t, or in the
+// cache_seqlens mode its position, cos and sin being tables), and
 // fn kv_row(b, hk, t) -> u32: the row of token t of head hk in K / V (none
 // when 0xFFFFFFFF), with the cache modes' bindings 9 (positions or
 // cache_seqlens) and 10 (data-error words); src/ops/rope.c,
@@ -80,7 +83,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         V[row * D + i + HALF] = x1;
         return;
     }
-    let c = t * D;
+    let c = rope_row(b, t) * D;
     var y0 = x0;
     var y1 = x1;
     if (HAS_ROPE) {

@@ -19,9 +19,9 @@
 // QKV (row "qkv_sdpa_kvcache"): q is the stacked projection [B, S_q,
 // (H + 2 H_kv) * D4] instead, and the kernel first does qkv_rope_cache's
 // work for its kv head: q's rows and the new k rows RMS-normalized per head
-// (HAS_NORM: q_norm, k_norm), rotated by rotate-half RoPE (cos, sin
-// [S_q, D]), and the new k and v rows (positions L - S_q + i, L the cache
-// length) written into the caches by the workgroup whose split holds that
+// (HAS_NORM: q_norm, k_norm), rotated by rotate-half RoPE (the rows of the
+// cos and sin tables [P, D] at their positions L - S_q + i, L the cache
+// length), and the new k and v rows written into the caches by the workgroup whose split holds that
 // position, before it reads its keys (storageBarrier: the same workgroup's
 // writes, so no other workgroup reads a row written in this dispatch). A
 // length outside [S_q, S_max] is reported (data-error words) and writes no
@@ -47,7 +47,8 @@ const W: u32 = WG / SG;
 @group(0) @binding(4) var<storage, read> seqlens: array<i32>;
 @group(0) @binding(5) var<storage, read_write> part: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> flag: array<atomic<u32>>;
-// QKV: cos, sin [S_q, D4]; q_norm, k_norm [D4] (dummies without HAS_NORM)
+// QKV: cos, sin tables [P, D4] (row p: position p); q_norm, k_norm [D4]
+// (dummies without HAS_NORM)
 @group(0) @binding(7) var<storage, read> rcos: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> rsin: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read> qnorm: array<vec4<f32>>;
@@ -72,7 +73,7 @@ fn qkv_at(b: u32, t: u32, head: u32, x: u32) -> vec4<f32> {
     return ld4(q[((b * P.s_q + t) * (P.h + 2u * P.h_kv) + head) * D4 + x]);
 }
 
-// QKV: element e of staged row `slot` rotated (rotate-half RoPE at token t)
+// QKV: element e of staged row `slot` rotated (rotate-half RoPE at position t)
 fn roped(slot: u32, t: u32, e: u32) -> f32 {
     let half = 2u * D4;
     let x = sO[slot * D4 + e / 4u][e % 4u];
@@ -145,11 +146,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         workgroupBarrier();
         for (var r = 0u; r < R; r++) {
-            let i = r % P.s_q;
+            let pq = u32(max(first + i32(r % P.s_q), 0)); // its position (any row when L is out of range)
             for (var c = 0u; c < QX; c++) {
                 let x = min(lane + c * SG, D4 - 1u);
                 let e = 4u * x;
-                let y = vec4<f32>(roped(r, i, e), roped(r, i, e + 1u), roped(r, i, e + 2u), roped(r, i, e + 3u));
+                let y = vec4<f32>(roped(r, pq, e), roped(r, pq, e + 1u), roped(r, pq, e + 2u), roped(r, pq, e + 3u));
                 qr[r * QX + c] = select(vec4<f32>(0.0), y * P.qscale, lane + c * SG < D4);
                 o[r * QX + c] = vec4<f32>(0.0);
             }
@@ -163,8 +164,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 let row = kv_base + u32(pos) * D4;
                 for (var x = tid; x < D4; x += WG) {
                     let e = 4u * x;
-                    put_kv(row + x, vec4<f32>(roped(R + i, i, e), roped(R + i, i, e + 1u), roped(R + i, i, e + 2u),
-                                              roped(R + i, i, e + 3u)), qkv_at(b, i, P.h + P.h_kv + kvh, x));
+                    let p = u32(pos);
+                    put_kv(row + x, vec4<f32>(roped(R + i, p, e), roped(R + i, p, e + 1u), roped(R + i, p, e + 2u),
+                                              roped(R + i, p, e + 3u)), qkv_at(b, i, P.h + P.h_kv + kvh, x));
                 }
             }
         }

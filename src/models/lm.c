@@ -138,24 +138,19 @@ static wgnn_status get_graph(wgnn_lm *lm, int n, wgnn__lm_kind kind, float temp,
     return WGNN_OK;
 }
 
-/* Sets the inputs of a run of ids[0..n) at pos0 and runs it. */
 /* The inputs of a run of n tokens at positions pos0.. (ids NULL: keep the
- * ids input, which the previous decode step wrote on the GPU). */
-static wgnn_status set_inputs(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u) {
-    int32_t one, *pos = n == 1 ? &one : malloc((size_t)n * sizeof *pos); /* a decode step: no allocation */
-    if (!pos) return wgnn__err(lm->ctx, WGNN_ERR_OUT_OF_MEMORY, "wgnn_lm: out of host memory");
-    for (int i = 0; i < n; i++) pos[i] = pos0 + i;
+ * ids input, which the previous decode step wrote on the GPU): the graph
+ * reads the positions off the cache length pos0 + n. */
+static wgnn_status set_inputs(wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u) {
     int32_t len = pos0 + n;
     wgnn_status s = ids ? wgnn_graph_set_input(g->g, g->ids, ids, (size_t)n * sizeof *ids) : WGNN_OK;
-    if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->pos, pos, (size_t)n * sizeof *pos);
     if (s == WGNN_OK) s = wgnn_graph_set_input(g->g, g->lens, &len, sizeof len);
     if (s == WGNN_OK && g->u >= 0) s = wgnn_graph_set_input(g->g, g->u, &u, sizeof u);
-    if (pos != &one) free(pos);
     return s;
 }
 
 static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u, int profile) {
-    wgnn_status s = set_inputs(lm, g, ids, n, pos0, u);
+    wgnn_status s = set_inputs(g, ids, n, pos0, u);
     return s == WGNN_OK ? wgnn_graph_run(g->g, profile) : s;
 }
 
@@ -164,7 +159,7 @@ static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n
  * take the one the previous step wrote into the ids input on the GPU. */
 static wgnn_status step_submit(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *id, int pos, float u, int slot,
                                wgnn_lm_stats *stats) {
-    wgnn_status s = set_inputs(lm, g, id, 1, pos, u);
+    wgnn_status s = set_inputs(g, id, 1, pos, u);
     if (s == WGNN_OK) s = wgnn__graph_submit(g->g, g->out, slot);
     wgnn_graph_stats gs;
     if (s == WGNN_OK && stats && wgnn_graph_get_stats(g->g, &gs) == WGNN_OK) stats->decode_record_ms += gs.last_record_ms;

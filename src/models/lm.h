@@ -41,7 +41,7 @@ typedef struct wgnn__lm_graph {
     float temperature, top_p;
     int top_k;
     uint64_t used; /* LRU stamp */
-    wgnn_value ids, pos, lens, u, out;
+    wgnn_value ids, lens, u, out;
 } wgnn__lm_graph;
 
 #define WGNN__LM_GRAPHS 4

@@ -1,8 +1,8 @@
 /* qwen3.c - Qwen3ForCausalLM (and Qwen2, Llama: the same graph without q/k
  * norms): config.json, weights, and the graph of one run of n tokens.
  *
- * Graph of a run (batch 1, n tokens at positions pos[0..n), cache length
- * lens[0] = pos[n-1] + 1 after it):
+ * Graph of a run (batch 1, n tokens at positions lens[0] - n .. lens[0] - 1,
+ * lens[0] the cache length after it):
  *   x = embedding(embed, ids)                                   [n, hidden]
  *   per layer (RMSNorm weights are folded into the columns of the matrix
  *   after them at load; linear's prologue=rms_norm divides rows by their RMS;
@@ -10,9 +10,10 @@
  *     qkv = linear(x, prologue=rms_norm)  [n, (H + 2 Hkv) hd] (one stacked matrix)
  *     att = qkv_sdpa_kvcache(qkv, cos, sin, k_cache, v_cache, lens, q_norm, k_norm):
  *           heads out of qkv, q and k RMS-normalized per head (Qwen3) and
- *           rotated, with cos/sin = embedding(table, pos) [n, hd]; k and v
- *           written into the layer's cache rows pos = lens - n .. lens - 1
- *           (in place); causal attention over the cache -> [1, H, n, hd],
+ *           rotated by the rows of the cos/sin tables [max_context, hd] at
+ *           their positions; k and v written into the layer's cache rows
+ *           lens - n .. lens - 1 (in place); causal attention over the
+ *           cache -> [1, H, n, hd],
  *           viewed as [n, H*hd]; one kernel and the split-KV reduce when
  *           decoding
  *     x = linear(att, o, bias = x)          (the residual in the same pass)
@@ -478,7 +479,6 @@ wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
     gr->g = b.g;
     if (b.s != WGNN_OK) return b.s;
     gr->ids = wgnn__gb_input(&b, "ids", WGNN_I32, 1, (int64_t[]){n});
-    gr->pos = wgnn__gb_input(&b, "positions", WGNN_I32, 1, (int64_t[]){n});
     gr->lens = wgnn__gb_input(&b, "cache_seqlens", WGNN_I32, 1, (int64_t[]){1});
     gr->u = gr->kind == WGNN__LM_SAMPLE ? wgnn__gb_input(&b, "u", WGNN_F32, 1, (int64_t[]){1}) : -1;
 
@@ -488,8 +488,9 @@ wgnn_status wgnn__qwen3_build(wgnn_lm *lm, wgnn__lm_graph *gr) {
         const char *f32[1] = {"dtype=float32"};
         x = gb_op(&b, "embed_tokens.float", "to_copy", 1, &x, 1, f32);
     }
-    wgnn_value cosv = gb_op(&b, "rope.cos", "embedding", 2, (wgnn_value[]){cst(&b, lm->cos, "cos"), gr->pos}, 0, NULL);
-    wgnn_value sinv = gb_op(&b, "rope.sin", "embedding", 2, (wgnn_value[]){cst(&b, lm->sin, "sin"), gr->pos}, 0, NULL);
+    /* the RoPE tables [max_context, hd], read by position inside the
+     * attention node */
+    wgnn_value cosv = cst(&b, lm->cos, "rope cos"), sinv = cst(&b, lm->sin, "rope sin");
     for (int l = 0; l < in->num_layers; l++) x = layer(&b, l, x, n, cosv, sinv, gr->lens);
     if (gr->kind != WGNN__LM_LOGITS && n > 1) {
         char st[48];

@@ -45,7 +45,8 @@ typedef struct wgnn__qkv_rope_io {
     uint64_t b, n, h, hk, d, ctx;  /* batch, tokens, q heads, kv heads, head dim, cache rows (cache modes) */
     float eps;                     /* q_norm / k_norm's epsilon */
     WGPUBuffer x;                  /* the stacked projection [B, n, (H + 2 Hk) * D] */
-    WGPUBuffer cos, sin;           /* [n, D], or NULL: no rotation */
+    WGPUBuffer cos, sin;           /* [n, D] (cache_seqlens mode: tables [P >= ctx, D] read by position), or
+                                      NULL: no rotation */
     WGPUBuffer qn, kn;             /* [D], or NULL: no q/k norms */
     WGPUBuffer rows;               /* positions [n] or cache_seqlens [B] (int32), by mode */
     wgnn__binding q;               /* q's heads [B, H, n, D]: a buffer or a plan scratch */

@@ -248,9 +248,11 @@ wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__
                          (unsigned long long)(D / 2));
     /* kv_row: where token t of kv head hk goes in K / V */
     static const char *const k_rows[3] = {
-        "fn kv_row(b: u32, hk: u32, t: u32) -> u32 { return (b * P.hk + hk) * P.n + t; }\n",
+        "fn kv_row(b: u32, hk: u32, t: u32) -> u32 { return (b * P.hk + hk) * P.n + t; }\n"
+        "fn rope_row(b: u32, t: u32) -> u32 { return t; }\n",
         "@group(0) @binding(9) var<storage, read> POS: array<i32>;\n"
-        "fn kv_pos(b: u32, t: u32) -> i32 { return POS[t]; }\n",
+        "fn kv_pos(b: u32, t: u32) -> i32 { return POS[t]; }\n"
+        "fn rope_row(b: u32, t: u32) -> u32 { return t; }\n",
         "@group(0) @binding(9) var<storage, read> LENS: array<i32>;\n"
         /* a length outside [n, ctx] writes no row: its rows are reported
          * as L - n (< 0) or L (>= ctx) */
@@ -259,7 +261,8 @@ wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__
         "    if (len < i32(P.n)) { return len - i32(P.n); }\n"
         "    if (len > i32(P.ctx)) { return len; }\n"
         "    return len - i32(P.n) + i32(t);\n"
-        "}\n"};
+        "}\n"
+        "fn rope_row(b: u32, t: u32) -> u32 { return u32(clamp(kv_pos(b, t), 0, i32(P.ctx) - 1)); }\n"};
     static const char k_cache_row[] =
         "@group(0) @binding(10) var<storage, read_write> FLAG: array<atomic<u32>>;\n"
         "fn kv_row(b: u32, hk: u32, t: u32) -> u32 {\n"

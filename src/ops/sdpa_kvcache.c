@@ -309,9 +309,6 @@ static wgnn_status qkvkv_check(wgnn__node *n) {
     if (D < 4 || D > 256 * 4 || D % 4 != 0)
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "head dim D=%lld must be a multiple of 4 in [4, 1024]",
                               (long long)D);
-    if (c->rank != 2 || c->dims[0] != T || c->dims[1] != D || sn->rank != 2 || sn->dims[0] != T || sn->dims[1] != D)
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cos %s and sin must both be [n, D] = [%lld, %lld]", cs,
-                              (long long)T, (long long)D);
     bool ok = kc->rank == 4 && kc->dims[0] == B && kc->dims[1] == Hk && kc->dims[3] == D && kc->dims[2] >= T;
     for (int i = 0; ok && i < 4; i++) ok = vc->rank == 4 && vc->dims[i] == kc->dims[i];
     if (!ok)
@@ -319,6 +316,12 @@ static wgnn_status qkvkv_check(wgnn__node *n) {
                               "k_cache %s and v_cache %s must both be [B, num_kv_heads, ctx, D] = [%lld, %lld, ctx, "
                               "%lld] with ctx >= n = %lld",
                               ks, vs, (long long)B, (long long)Hk, (long long)D, (long long)T);
+    if (c->rank != 2 || c->dims[1] != D || c->dims[0] < kc->dims[2] || sn->rank != 2 || sn->dims[0] != c->dims[0] ||
+        sn->dims[1] != D)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "cos %s and sin must both be tables [P, D] with P >= ctx = %lld and D = %lld (row p: "
+                              "position p)",
+                              cs, (long long)kc->dims[2], (long long)D);
     if (l->rank != 1 || l->dims[0] != B)
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "cache_seqlens must be int32 [B] = [%lld]", (long long)B);
     for (int i = 6; i < n->n_in; i++)
@@ -440,11 +443,11 @@ static wgnn_status qkvkv_ref(wgnn__node *n, const void *const *in, void *const *
                 const float *src = X + ((b * T + t) * heads + h) * D;
                 uint64_t pos = (uint64_t)lens[b] - T + t;
                 if (h < H) {
-                    wgnn__qkv_rope_row(src, (int64_t)D, qw, eps, C + t * D, S + t * D, tmp,
+                    wgnn__qkv_rope_row(src, (int64_t)D, qw, eps, C + pos * D, S + pos * D, tmp,
                                        q + ((b * H + h) * T + t) * D);
                 } else if (h < H + Hk) {
                     float *dst = (float *)out[1] + ((b * Hk + h - H) * sh.s_kv + pos) * D;
-                    wgnn__qkv_rope_row(src, (int64_t)D, kw, eps, C + t * D, S + t * D, tmp, dst);
+                    wgnn__qkv_rope_row(src, (int64_t)D, kw, eps, C + pos * D, S + pos * D, tmp, dst);
                 } else {
                     memcpy((float *)out[2] + ((b * Hk + h - H - Hk) * sh.s_kv + pos) * D, src, D * sizeof(float));
                 }
@@ -465,12 +468,13 @@ static const wgnn_op_arg_info k_qkvkv_args[] = {
 const wgnn__op wgnn__op_qkv_sdpa_kvcache = {
     {"qkv_sdpa_kvcache",
      "a decoder layer's attention from its stacked q|k|v projection: qkv_rope_cache (per-head q/k RMSNorm, "
-     "rotate-half RoPE, k and v appended to the caches) then causal sdpa_kvcache, in one node (one kernel and the "
-     "split-KV reduce when decoding; not an aten op)",
+     "rotate-half RoPE by position from cos/sin tables, k and v appended to the caches) then causal sdpa_kvcache, in "
+     "one node (one kernel and the split-KV reduce when decoding; not an aten op)",
      "qkv, cos, sin, k_cache, v_cache, cache_seqlens, [q_norm, k_norm]",
-     "qkv [B, n, (H + 2 Hk) * D] (q's H heads, then k's Hk, then v's Hk), cos and sin [n, D], k_cache and "
-     "v_cache [B, Hk, ctx, D], cache_seqlens int32 [B] with values L in [n, ctx] (the length after this step: the n "
-     "new rows go to positions L - n .. L - 1), q_norm and k_norm [D] -> attention [B, H, n, D] (row i sees keys "
+     "qkv [B, n, (H + 2 Hk) * D] (q's H heads, then k's Hk, then v's Hk), cos and sin tables [P, D] (row p: "
+     "position p; P >= ctx), k_cache and v_cache [B, Hk, ctx, D], cache_seqlens int32 [B] with values L in [n, ctx] "
+     "(the length after this step: token t of batch element b is position L - n + t, rotated by that row of the "
+     "tables and written to that cache row), q_norm and k_norm [D] -> attention [B, H, n, D] (row i sees keys "
      "<= L - n + i), k_cache and v_cache with the new rows written; pass the caches as outputs 1 and 2 (in place: "
      "wgnn_graph_op_into_n) to write only those rows; D % 4 == 0; float32; on the GPU an L out of range writes "
      "no row and is reported by the next sync, the reference gives an error",
