@@ -3,13 +3,14 @@
 # device tool: wgnn and PyTorch side by side in one call. Run from the repo
 # root on the device machine with the build carried (docs/PERFORMANCE.md):
 #   bash bench/h200_ops.sh [LABEL ...]
-# Prints one JSON line per case and side; raw lines also go to $OUT.
+# Prints one JSON line per case and side; raw lines also go to $OUT. WGNN:
+# another wgnn binary (e.g. an earlier commit's build).
 set -u
 cd "$(dirname "$0")/.."
 . bench/h200_env.sh
 out=${OUT:-/tmp/wgnn-bench}
 mkdir -p "$out"
-W=./build/wgnn
+W=${WGNN:-./build/wgnn}
 : > "$out/wgnn_ops.jsonl"
 grep -v '^#' bench/ops_cases.txt | while IFS='|' read -r label cmd flops expr; do
   label=$(echo $label)

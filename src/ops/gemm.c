@@ -82,11 +82,12 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
         if (t->wx * t->wy > most || t->wx > ctx->limits.maxComputeWorkgroupSizeX ||
             t->wy > ctx->limits.maxComputeWorkgroupSizeY)
             continue;
-        /* The 128 x 128 tile with a bias ran 12-15x slower than without on
-         * the H200 (4096^3: 59 ms against 3.85; with a transposed B and no
-         * bias 3.73), while the 128 x 64 and 64 x 128 tiles ran faster with
-         * a bias than without: products with a bias take the next tile, or
-         * (large ones) the plain product and a bias pass (split_count). A
+        /* The 128 x 128 tile with a bias takes 4.58 ms at 4096^3 on the
+         * H200 (59 ms before its epilogue was unrolled: acc was in local
+         * memory), the plain product 3.86 and with a bias pass after it
+         * 3.93 (ViT-B/16 at batch 32: 50.4 ms so, 53.4 with the bias in
+         * this tile): products with a bias take the next tile, or (large
+         * ones) the plain product and a bias pass (split_count). A
          * transposed A on this tile is unmeasured: left out too. */
         if (t->tm == 8 && t->tn == 8 && (g->trans_a || has_bias)) continue;
         /* a 128-wide tile that would be over a quarter padding (conv2d's
