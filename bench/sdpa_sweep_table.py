@@ -103,13 +103,13 @@ def main(argv):
             elif st["regs"] == "-":
                 cells.append(f"{tile_of(st['consts'])}: no stats")
             else:
-                cells.append(f"{tile_of(st['consts'])}: {st['regs']} r / {st['code']} / {st['spill/local']}")
+                cells.append(f"{tile_of(st['consts'])}: {st['regs']} r / {st['code']} / {st['local']}")
         print(f"| {sk} | " + " | ".join(cells) + " |")
     for path in sorted(glob.glob(os.path.join(out, "kstat", "robust_*.tsv"))):
         for st in kstat_rows(path):
             if st["label"] == "sdpa_fused":
                 print(f"\nrobust buffer access on, {os.path.basename(path)[7:-4]}: {tile_of(st['consts'])}: "
-                      f"{st['regs']} registers, code {st['code']}, local {st['spill/local']}")
+                      f"{st['regs']} registers, code {st['code']}, local {st['local']}")
 
     checks = jsonl(os.path.join(out, "checks.jsonl"))
     if checks:

@@ -18,12 +18,17 @@
 // K runs in BK-deep tiles staged in workgroup memory (A transposed to
 // k-major; rows padded by 4 floats so the transposing stores do not all hit
 // one bank); the next tile's global values are loaded into registers while
-// the current one is multiplied.
+// the current one is multiplied, four consecutive ones a load (VA, VB)
+// where the operand's rows, offsets and extent along the loaded dim are
+// multiples of 4 and a tile splits into whole vec4s a thread.
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// TRANS_A, TRANS_B, B_F16, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu
-// tanh, 4 silu), and fn store_all(acc, i0, j0, c_base, bias_base): put()
-// for each accumulator, unrolled (used with a bias).
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu
+// tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
+// vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (B_F16: B
+// holds halves, two a u32, scalar loads only), and fn store_all(acc, i0,
+// j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
+// bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
 // (read_write), 4 bias (f32; a dummy when !HAS_BIAS).
 // Dispatch: (ceil(n / BN), ceil(m / BM), batches).
@@ -31,8 +36,7 @@
 #include "common/act"
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read> A: array<f32>;
-@group(0) @binding(2) var<storage, read> B: array<BT>;
+// bindings 1 (A) and 2 (B): the prelude's, with a_at / a4 and b_at / b4
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 @group(0) @binding(4) var<storage, read> BIAS: array<f32>;
 
@@ -43,17 +47,11 @@ const SA: u32 = BM + 4u; // floats per k row of AS
 const SB: u32 = BN + 4u;
 const LA: u32 = BM * BK / NT; // A values each thread stages per tile
 const LB: u32 = BN * BK / NT;
+const LA4: u32 = BM * BK / (4u * NT); // vec4s of A (VA) or B (VB) a thread stages per tile
+const LB4: u32 = BN * BK / (4u * NT);
 
 var<workgroup> AS: array<vec4<f32>, BK * SA / 4u>;
 var<workgroup> BS: array<vec4<f32>, BK * SB / 4u>;
-
-fn load_b(i: u32) -> f32 {
-    if (B_F16) {
-        return unpack2x16float(u32(B[i >> 1u]))[i & 1u];
-    } else {
-        return f32(B[i]);
-    }
-}
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
@@ -68,53 +66,111 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
     var acc: array<vec4<f32>, TM * TN / 4u>;
     for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = vec4(0.0); }
-    var ra: array<f32, LA>;
-    var rb: array<f32, LB>;
+    var ra: array<f32, select(LA, 1u, VA)>;
+    var rb: array<f32, select(LB, 1u, VB)>;
+    var ra4: array<vec4<f32>, select(1u, LA4, VA)>;
+    var rb4: array<vec4<f32>, select(1u, LB4, VB)>;
 
     let tiles = (P.k + BK - 1u) / BK;
     for (var t = 0u; t <= tiles; t++) {
         // stage tile t - 1 (loaded last iteration) while tile t loads
         if (t > 0u) {
             workgroupBarrier();
-            for (var l = 0u; l < LA; l++) {
-                let e = tid + l * NT;
-                var r: u32; var kk: u32;
-                if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
-                AS[(kk * SA + r) / 4u][r % 4u] = ra[l];
+            if (VA) {
+                for (var l = 0u; l < LA4; l++) {
+                    let e = tid + l * NT;
+                    if (TRANS_A) { // four rows of one k
+                        let kk = e / (BM / 4u);
+                        AS[(kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
+                    } else { // four k's of one row
+                        let r = e / (BK / 4u);
+                        let k4 = (e % (BK / 4u)) * 4u;
+                        for (var c = 0u; c < 4u; c++) { AS[((k4 + c) * SA + r) / 4u][r % 4u] = ra4[l][c]; }
+                    }
+                }
+            } else {
+                for (var l = 0u; l < LA; l++) {
+                    let e = tid + l * NT;
+                    var r: u32; var kk: u32;
+                    if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
+                    AS[(kk * SA + r) / 4u][r % 4u] = ra[l];
+                }
             }
-            for (var l = 0u; l < LB; l++) {
-                let e = tid + l * NT;
-                var c: u32; var kk: u32;
-                if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
-                BS[(kk * SB + c) / 4u][c % 4u] = rb[l];
+            if (VB) {
+                for (var l = 0u; l < LB4; l++) {
+                    let e = tid + l * NT;
+                    if (TRANS_B) { // four k's of one column
+                        let c = e / (BK / 4u);
+                        let k4 = (e % (BK / 4u)) * 4u;
+                        for (var q = 0u; q < 4u; q++) { BS[((k4 + q) * SB + c) / 4u][c % 4u] = rb4[l][q]; }
+                    } else { // four columns of one k
+                        let kk = e / (BN / 4u);
+                        BS[(kk * SB) / 4u + e % (BN / 4u)] = rb4[l];
+                    }
+                }
+            } else {
+                for (var l = 0u; l < LB; l++) {
+                    let e = tid + l * NT;
+                    var c: u32; var kk: u32;
+                    if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
+                    BS[(kk * SB + c) / 4u][c % 4u] = rb[l];
+                }
             }
             workgroupBarrier();
         }
         if (t < tiles) {
             let k0 = t * BK;
-            for (var l = 0u; l < LA; l++) {
-                let e = tid + l * NT;
-                var r: u32; var kk: u32;
-                if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
-                let i = m0 + r;
-                let k = k0 + kk;
-                var v = 0.0;
-                if (i < P.m && k < P.k) {
-                    if (TRANS_A) { v = A[a_base + k * P.lda + i]; } else { v = A[a_base + i * P.lda + k]; }
+            if (VA) {
+                for (var l = 0u; l < LA4; l++) {
+                    let e = tid + l * NT;
+                    var i: u32; var k: u32;
+                    if (TRANS_A) { k = k0 + e / (BM / 4u); i = m0 + (e % (BM / 4u)) * 4u; }
+                    else { i = m0 + e / (BK / 4u); k = k0 + (e % (BK / 4u)) * 4u; }
+                    var v = vec4<f32>(0.0);
+                    if (i < P.m && k < P.k) {
+                        if (TRANS_A) { v = a4(a_base + k * P.lda + i); } else { v = a4(a_base + i * P.lda + k); }
+                    }
+                    ra4[l] = v;
                 }
-                ra[l] = v;
+            } else {
+                for (var l = 0u; l < LA; l++) {
+                    let e = tid + l * NT;
+                    var r: u32; var kk: u32;
+                    if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
+                    let i = m0 + r;
+                    let k = k0 + kk;
+                    var v = 0.0;
+                    if (i < P.m && k < P.k) {
+                        if (TRANS_A) { v = a_at(a_base + k * P.lda + i); } else { v = a_at(a_base + i * P.lda + k); }
+                    }
+                    ra[l] = v;
+                }
             }
-            for (var l = 0u; l < LB; l++) {
-                let e = tid + l * NT;
-                var c: u32; var kk: u32;
-                if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
-                let j = n0 + c;
-                let k = k0 + kk;
-                var v = 0.0;
-                if (j < P.n && k < P.k) {
-                    if (TRANS_B) { v = load_b(b_base + j * P.ldb + k); } else { v = load_b(b_base + k * P.ldb + j); }
+            if (VB) {
+                for (var l = 0u; l < LB4; l++) {
+                    let e = tid + l * NT;
+                    var j: u32; var k: u32;
+                    if (TRANS_B) { j = n0 + e / (BK / 4u); k = k0 + (e % (BK / 4u)) * 4u; }
+                    else { k = k0 + e / (BN / 4u); j = n0 + (e % (BN / 4u)) * 4u; }
+                    var v = vec4<f32>(0.0);
+                    if (j < P.n && k < P.k) {
+                        if (TRANS_B) { v = b4(b_base + j * P.ldb + k); } else { v = b4(b_base + k * P.ldb + j); }
+                    }
+                    rb4[l] = v;
                 }
-                rb[l] = v;
+            } else {
+                for (var l = 0u; l < LB; l++) {
+                    let e = tid + l * NT;
+                    var c: u32; var kk: u32;
+                    if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
+                    let j = n0 + c;
+                    let k = k0 + kk;
+                    var v = 0.0;
+                    if (j < P.n && k < P.k) {
+                        if (TRANS_B) { v = b_at(b_base + j * P.ldb + k); } else { v = b_at(b_base + k * P.ldb + j); }
+                    }
+                    rb[l] = v;
+                }
             }
         }
         if (t > 0u) {

@@ -5,10 +5,13 @@
  * One kernel with variants (prelude consts): the register tile (threads
  * WX x WY, TM x TN values each, K depth BK), transposes, f16 B storage, a
  * bias epilogue with any row/column strides (beta * bias, PyTorch's addmm
- * and linear) and a fused activation. The tile is picked per problem: the
- * 128 x 128 tile when the problem gives it enough workgroups to fill a
- * large GPU, else 128 x 64, else 64 x 64, else 32 x 32. WGNN_GEMM_TILE=WXxWYxTMxTN[xBK]
- * forces one (benchmarks, docs/PERFORMANCE.md).
+ * and linear) and a fused activation; A and B loaded four floats at a time
+ * (VA, VB) where their strides, offsets and extents are multiples of 4. The
+ * tile is picked per problem: the 128 x 128 tile when the problem gives it
+ * enough workgroups to fill a large GPU, else 128 x 64, else 64 x 64, else
+ * 32 x 32 (K tiles of 16 but for 128 x 128 and 32 x 32: as measured on the
+ * H200, docs/PERFORMANCE.md). WGNN_GEMM_TILE=WXxWYxTMxTN[xBK] forces one
+ * (benchmarks, docs/PERFORMANCE.md).
  *
  * Operands larger than one storage binding are split: over the batch
  * (binding ranges start at aligned offsets, the remainder goes in the
@@ -36,15 +39,15 @@ typedef struct gemm_tile {
 
 static const gemm_tile k_tiles[] = {
     {16, 16, 8, 8, 8, 0}, /* 128 x 128 (plain products only, see pick_tile) */
-    {16, 16, 8, 4, 8, 0}, /* 128 x 64 */
-    {16, 16, 4, 4, 8, 0}, /* 64 x 64 */
+    {16, 16, 8, 4, 16, 0}, /* 128 x 64, K tiles of 16 */
+    {16, 16, 4, 4, 16, 0}, /* 64 x 64, K tiles of 16 (whole vec4 loads a thread) */
     {8, 8, 4, 4, 8, 0},   /* 32 x 32 */
 };
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 #define SMALL_M 256u
-static const gemm_tile k_small_tile = {16, 8, 4, 8, 8, 0}; /* 32 x 128 */
+static const gemm_tile k_small_tile = {16, 8, 4, 8, 16, 0}; /* 32 x 128, K tiles of 16 */
 
 static bool small_tile_ok(const wgnn_context *ctx) {
     return ctx->limits.maxComputeInvocationsPerWorkgroup >= 128 && ctx->limits.maxComputeWorkgroupSizeX >= 16 &&
@@ -403,13 +406,38 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                  WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr, g->b_f16 ? "true" : "false",
                  g->b_f16 ? "u32" : "f32", has_bias ? "true" : "false", (unsigned)g->act);
     else {
+        /* vec4 loads of A / B: rows, offsets, batch strides and the extent
+         * along the loaded dim multiples of 4, the tile whole vec4s a thread */
+        uint64_t nt = (uint64_t)t.wx * t.wy, bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn;
+        bool va = g->lda % 4 == 0 && g->a.off % 4 == 0 && (g->batch == 1 || g->a.bs % 4 == 0) &&
+                  (g->trans_a ? g->m % 4 == 0 && bm % 4 == 0 : g->k % 4 == 0 && t.bk % 4 == 0) &&
+                  bm * t.bk % (4 * nt) == 0;
+        bool vb = !g->b_f16 && g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
+                  (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0) &&
+                  bn * t.bk % (4 * nt) == 0;
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
-                         "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\nconst B_F16: bool = %s;\n"
-                         "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+                         "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
+                         "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n%s%s",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
-                         g->trans_b ? "true" : "false", g->b_f16 ? "true" : "false", g->b_f16 ? "u32" : "f32",
-                         has_bias ? "true" : "false", (unsigned)g->act);
+                         g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
+                         has_bias ? "true" : "false", (unsigned)g->act,
+                         va ? "@group(0) @binding(1) var<storage, read> A: array<vec4<f32>>;\n"
+                              "fn a_at(i: u32) -> f32 { return A[i / 4u][i % 4u]; }\n"
+                              "fn a4(i: u32) -> vec4<f32> { return A[i / 4u]; }\n"
+                            : "@group(0) @binding(1) var<storage, read> A: array<f32>;\n"
+                              "fn a_at(i: u32) -> f32 { return A[i]; }\n"
+                              "fn a4(i: u32) -> vec4<f32> { return vec4<f32>(A[i], A[i + 1u], A[i + 2u], A[i + 3u]); }\n",
+                         vb ? "@group(0) @binding(2) var<storage, read> B: array<vec4<f32>>;\n"
+                              "fn b_at(i: u32) -> f32 { return B[i / 4u][i % 4u]; }\n"
+                              "fn b4(i: u32) -> vec4<f32> { return B[i / 4u]; }\n"
+                         : g->b_f16
+                             ? "@group(0) @binding(2) var<storage, read> B: array<u32>;\n"
+                               "fn b_at(i: u32) -> f32 { return unpack2x16float(B[i >> 1u])[i & 1u]; }\n"
+                               "fn b4(i: u32) -> vec4<f32> { return vec4<f32>(b_at(i), b_at(i + 1u), b_at(i + 2u), b_at(i + 3u)); }\n"
+                             : "@group(0) @binding(2) var<storage, read> B: array<f32>;\n"
+                               "fn b_at(i: u32) -> f32 { return B[i]; }\n"
+                               "fn b4(i: u32) -> vec4<f32> { return vec4<f32>(B[i], B[i + 1u], B[i + 2u], B[i + 3u]); }\n");
         /* the epilogue with every accumulator named by a constant (see
          * gemm.wgsl's store_all): written out here so that no compiler
          * has to unroll a loop to keep them in registers */
