@@ -670,6 +670,110 @@ static void test_state_multi(wgnn_context *ctx) {
     wgnn_tensor_destroy(tv);
 }
 
+/* qkv_sdpa_kvcache as a decoder runs it: one graph, the caches constants
+ * written in place (wgnn_graph_op_into_n), one token a run at cache
+ * lengths 1..4 (the decode kernel's QKV mode where the adapter has it);
+ * the attention and both caches against the reference run the same way,
+ * its caches carried over. Then eager in place with two tokens. */
+static void test_state_attention(wgnn_context *ctx) {
+    int64_t qd[3] = {1, 1, 128}, td[2] = {6, 16}, cd[4] = {1, 2, 6, 16}, ld[1] = {1};
+    const char *args[2] = {"num_heads=4", "num_kv_heads=2"};
+    enum { NC = 2 * 6 * 16 };
+    ht kc = ht_rand(4, cd, -1, 1), vc = ht_rand(4, cd, -1, 1), hc = ht_rand(2, td, -1, 1), hs = ht_rand(2, td, -1, 1);
+    wgnn_tensor *tk = NULL, *tv = NULL;
+    wgnn_tensor_create(ctx, WGNN_F32, 4, cd, &tk);
+    wgnn_tensor_create(ctx, WGNN_F32, 4, cd, &tv);
+    wgnn_tensor_upload(ctx, tk, kc.p, NC * 4);
+    wgnn_tensor_upload(ctx, tv, vc.p, NC * 4);
+    wgnn_graph *g = NULL;
+    wgnn_graph_create(ctx, &g);
+    wgnn_value in[6], outs[3];
+    wgnn_graph_input(g, "qkv", WGNN_F32, 3, qd, &in[0]);
+    wgnn_graph_input(g, "cos", WGNN_F32, 2, td, &in[1]);
+    wgnn_graph_input(g, "sin", WGNN_F32, 2, td, &in[2]);
+    wgnn_graph_constant(g, tk, 0, &in[3]);
+    wgnn_graph_constant(g, tv, 0, &in[4]);
+    wgnn_graph_input(g, "cache_seqlens", WGNN_I32, 1, ld, &in[5]);
+    int n_out = 0;
+    wgnn_status s = wgnn_graph_op_into_n(g, "qkv_sdpa_kvcache", in, 6, args, 2, (wgnn_value[]){-1, in[3], in[4]}, 3,
+                                         outs, 3, &n_out);
+    CHECK(s == WGNN_OK && n_out == 3 && outs[1] == in[3] && outs[2] == in[4], "op_into_n qkv_sdpa_kvcache: %s",
+          wgnn_context_error(ctx));
+    wgnn_graph_output(g, outs[0]);
+    if (s == WGNN_OK) s = wgnn_graph_build(g);
+    CHECK(s == WGNN_OK, "qkv_sdpa_kvcache graph build: %s", wgnn_context_error(ctx));
+    for (int32_t len = 1; s == WGNN_OK && len <= 4; len++) {
+        ht hx = ht_rand(3, qd, -1, 1), hl = ht_new(1, ld);
+        hl.d.dtype = WGNN_I32;
+        memcpy(hl.p, &len, 4);
+        wgnn_graph_set_input(g, in[0], hx.p, ht_n(&hx) * 4);
+        wgnn_graph_set_input(g, in[1], hc.p, ht_n(&hc) * 4);
+        wgnn_graph_set_input(g, in[2], hs.p, ht_n(&hs) * 4);
+        wgnn_graph_set_input(g, in[5], &len, 4);
+        s = wgnn_graph_run(g, 0);
+        CHECK(s == WGNN_OK, "qkv_sdpa_kvcache run at length %d: %s", len, wgnn_context_error(ctx));
+        ht rin[6] = {hx, hc, hs, kc, vc, hl}, r[3];
+        int nr = href("qkv_sdpa_kvcache", rin, 6, args, 2, r);
+        if (s == WGNN_OK && nr == 3) {
+            compare_output(g, ctx, outs[0], &r[0], 1e-5, "qkv_sdpa_kvcache attention");
+            float got[NC];
+            double md;
+            wgnn_tensor_download(ctx, tk, got, sizeof got);
+            CHECK(tu_close(got, r[1].p, NC, 1e-5, 1e-5, &md), "length %d: k cache differs by %g", len, md);
+            wgnn_tensor_download(ctx, tv, got, sizeof got);
+            CHECK(tu_close(got, r[2].p, NC, 1e-5, 1e-5, &md), "length %d: v cache differs by %g", len, md);
+            memcpy(kc.p, r[1].p, NC * 4);
+            memcpy(vc.p, r[2].p, NC * 4);
+        }
+        for (int i = 0; i < nr; i++) free(r[i].p);
+        free(hx.p), free(hl.p);
+    }
+    wgnn_graph_destroy(g);
+
+    /* eager, in place, two tokens at length 6 (rows 4 and 5) */
+    {
+        int64_t qd2[3] = {1, 2, 128};
+        int32_t len = 6;
+        ht hx = ht_rand(3, qd2, -1, 1), hl = ht_new(1, ld);
+        hl.d.dtype = WGNN_I32;
+        memcpy(hl.p, &len, 4);
+        wgnn_tensor *ex = NULL, *ec = NULL, *es = NULL, *el = NULL, *eo = NULL;
+        wgnn_tensor_create(ctx, WGNN_F32, 3, qd2, &ex);
+        wgnn_tensor_create(ctx, WGNN_F32, 2, td, &ec);
+        wgnn_tensor_create(ctx, WGNN_F32, 2, td, &es);
+        wgnn_tensor_create(ctx, WGNN_I32, 1, ld, &el);
+        wgnn_tensor_create(ctx, WGNN_F32, 4, (int64_t[]){1, 4, 2, 16}, &eo);
+        wgnn_tensor_upload(ctx, ex, hx.p, ht_n(&hx) * 4);
+        wgnn_tensor_upload(ctx, ec, hc.p, ht_n(&hc) * 4);
+        wgnn_tensor_upload(ctx, es, hs.p, ht_n(&hs) * 4);
+        wgnn_tensor_upload(ctx, el, &len, 4);
+        wgnn_tensor_download(ctx, tk, kc.p, NC * 4); /* the caches as the runs above left them */
+        wgnn_tensor_download(ctx, tv, vc.p, NC * 4);
+        const wgnn_tensor *ein[6] = {ex, ec, es, tk, tv, el};
+        s = wgnn_op(ctx, "qkv_sdpa_kvcache", ein, 6, args, 2, (wgnn_tensor *[]){eo, tk, tv}, 3);
+        CHECK(s == WGNN_OK, "eager qkv_sdpa_kvcache in place: %s", wgnn_context_error(ctx));
+        ht rin[6] = {hx, hc, hs, kc, vc, hl}, r[3];
+        int nr = href("qkv_sdpa_kvcache", rin, 6, args, 2, r);
+        if (s == WGNN_OK && nr == 3) {
+            float got[NC];
+            double md;
+            wgnn_tensor_download(ctx, eo, got, 128 * sizeof(float));
+            CHECK(tu_close(got, r[0].p, 128, 1e-5, 1e-5, &md), "eager in place: attention differs by %g", md);
+            wgnn_tensor_download(ctx, tk, got, sizeof got);
+            CHECK(tu_close(got, r[1].p, NC, 1e-5, 1e-5, &md), "eager in place: k cache differs by %g", md);
+            wgnn_tensor_download(ctx, tv, got, sizeof got);
+            CHECK(tu_close(got, r[2].p, NC, 1e-5, 1e-5, &md), "eager in place: v cache differs by %g", md);
+        }
+        for (int i = 0; i < nr; i++) free(r[i].p);
+        wgnn_tensor *ts[5] = {ex, ec, es, el, eo};
+        for (int i = 0; i < 5; i++) wgnn_tensor_destroy(ts[i]);
+        free(hx.p), free(hl.p);
+    }
+    free(kc.p), free(vc.p), free(hc.p), free(hs.p);
+    wgnn_tensor_destroy(tk);
+    wgnn_tensor_destroy(tv);
+}
+
 /* ---- (7) errors ------------------------------------------------------------------------ */
 
 static void test_errors(wgnn_context *ctx) {
@@ -798,6 +902,7 @@ int main(void) {
     test_long(ctx);
     test_state(ctx);
     test_state_multi(ctx);
+    test_state_attention(ctx);
     test_errors(ctx);
     wgnn_context_destroy(ctx);
     return tu_finish();
