@@ -66,6 +66,7 @@ typedef struct wgnn__knobs {
     int sdpa_decode;          /* WGNN_SDPA_DECODE=0: sdpa_kvcache never takes the decode kernel (default 1: where it fits) */
     uint32_t graph_chunk;     /* WGNN_GRAPH_CHUNK=N: a graph run submits every N dispatches (0: one submit); default 40 */
     bool graph_chunk_grow;    /* WGNN_GRAPH_CHUNK=gN: the first piece N dispatches, each next one twice the last */
+    bool graph_chunk_set;     /* WGNN_GRAPH_CHUNK given: it applies to async runs (decode steps) too */
 } wgnn__knobs;
 
 struct wgnn_context {

@@ -404,6 +404,7 @@ static void read_knobs(wgnn__knobs *k) {
     env = getenv("WGNN_GRAPH_CHUNK");
     k->graph_chunk = env ? (uint32_t)strtoul(env[0] == 'g' ? env + 1 : env, NULL, 10) : 40u;
     k->graph_chunk_grow = env && env[0] == 'g';
+    k->graph_chunk_set = env != NULL;
     env = getenv("WGNN_SDPA_DECODE");
     k->sdpa_decode = env && strcmp(env, "0") == 0 ? 0 : 1;
     env = getenv("WGNN_CONV_ROUTE");
