@@ -57,18 +57,20 @@ static bool small_tile_ok(const wgnn_context *ctx) {
 /* A few rows against a transposed B (linear at decode): the GEMV kernel. */
 #define GEMV_MAX_ROWS 4u
 
+uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per_lane, uint32_t *wg) {
+    *wg = wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u);
+    uint32_t lanes = 32;
+    while (lanes < *wg && (uint64_t)lanes * per_lane < pieces) lanes *= 2;
+    if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes;
+    return lanes < *wg ? lanes : *wg;
+}
+
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
-        /* Lanes a column: enough that each walks its row in about two
-         * steps of four k's (a lane's loads wait on memory one step at a
-         * time, so fewer, wider steps hide the latency); 32 at least. */
-        uint32_t want = ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u;
-        uint32_t wg = wgnn__clamp_workgroup_size(ctx, want);
-        uint32_t lanes = 32;
-        while (lanes < wg && (uint64_t)lanes * 8u < g->k) lanes *= 2;
-        if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes;
-        if (lanes > wg) lanes = wg;
+        /* gemv.wgsl: each lane walks its row in about two steps of four
+         * k's (gemv4 sets its own lanes below) */
+        uint32_t wg, lanes = wgnn__gemv_lanes(ctx, g->k, 8, &wg);
         return (gemm_tile){wg, lanes, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
     }
     if (ctx->knobs.gemm_tile[0]) {
@@ -379,15 +381,12 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     gemm_tile t = pick_tile(ctx, g);
     char pre[4096];
-    /* gemv4: lanes a column such that each walks its row in at most two
-     * steps of four pieces */
+    /* gemv4: each lane walks its row of k / 4 pieces in at most two steps
+     * of U pieces (U in flight a lane, WGNN_GEMV_UNROLL) */
     bool v4 = gemv4_ok(g, &t);
     if (v4) {
-        /* U pieces a lane in flight (WGNN_GEMV_UNROLL) */
-        uint32_t u = ctx->knobs.gemv_unroll ? ctx->knobs.gemv_unroll : 4u, lanes = 32;
-        while (lanes < t.wx && (uint64_t)lanes * 2u * u < g->k / 4u) lanes *= 2;
-        if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes < t.wx ? ctx->knobs.gemv_lanes : t.wx;
-        t.wy = lanes;
+        uint32_t u = ctx->knobs.gemv_unroll ? ctx->knobs.gemv_unroll : 4u;
+        t.wy = wgnn__gemv_lanes(ctx, g->k / 4u, 2u * u, &t.wx);
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst U: u32 = %uu;\n%s"
                  "const HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s",

@@ -59,6 +59,14 @@ typedef struct wgnn__gemm {
  * where a dimension passes the device's dispatch or binding limits). */
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g);
 
+/* The GEMV kernels' shape (gemv and gemv4 here, linear_q8 in quant.c): *wg
+ * threads a workgroup (WGNN_GEMV_WG, default 256, within the device's
+ * limits) and the lanes that walk one row of W together, returned: the
+ * fewest from 32, doubling, with which a lane issues at most per_lane of
+ * the row's `pieces` loads (a lane's loads wait on memory a step at a time,
+ * so fewer, wider steps hide the latency), or WGNN_GEMV_LANES; at most *wg. */
+uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per_lane, uint32_t *wg);
+
 /* linear's and linear_q8's bias rule: [n], or the output's whole shape
  * (a residual added in the same pass). */
 bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n);

@@ -147,15 +147,12 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     /* MR rows of x per workgroup: decoding's few rows in one block, else
      * blocks of 8 (W is read once per block) */
     uint32_t mr = rows <= 4 ? (uint32_t)rows : 8u;
-    /* lanes a row of W: enough that each walks it in about two steps of
-     * four words (as the GEMV; see gemm.c) */
-    /* U 16-byte steps a lane in flight (WGNN_GEMV_UNROLL) */
-    uint32_t unroll = ctx->knobs.gemv_unroll ? ctx->knobs.gemv_unroll : 1u;
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u), lanes = 32;
-    while (lanes < wg && (uint64_t)lanes * 8u * unroll < k4) lanes *= 2;
-    if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes;
+    /* lanes a row of W: each walks it in about two steps of U 16-byte
+     * loads (four words each; U in flight a lane, WGNN_GEMV_UNROLL), and
+     * no more lanes than words */
+    uint32_t unroll = ctx->knobs.gemv_unroll ? ctx->knobs.gemv_unroll : 1u, wg;
+    uint32_t lanes = wgnn__gemv_lanes(ctx, k4, 8u * unroll, &wg);
     while (lanes > 1 && lanes > k4) lanes /= 2;
-    if (lanes > wg) lanes = wg;
     /* NC columns a thread (x loaded once for NC rows of W) where N leaves
      * Q8_NC_GROUPS workgroups even so: fewer threads would starve the GPU */
     uint32_t nj = wg / lanes, nc = nn >= (uint64_t)nj * 2u * Q8_NC_GROUPS ? 2u : 1u;
