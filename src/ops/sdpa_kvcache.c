@@ -476,7 +476,7 @@ const wgnn__op wgnn__op_qkv_sdpa_kvcache = {
      "(the length after this step: token t of batch element b is position L - n + t, rotated by that row of the "
      "tables and written to that cache row), q_norm and k_norm [D] -> attention [B, H, n, D] (row i sees keys "
      "<= L - n + i), k_cache and v_cache with the new rows written; pass the caches as outputs 1 and 2 (in place: "
-     "wgnn_graph_op_into_n) to write only those rows; D % 4 == 0; float32; on the GPU an L out of range writes "
+     "wgnn_graph_op_into_n) to write only those rows; D % 4 == 0, D <= 1024; float32; on the GPU an L out of range writes "
      "no row and is reported by the next sync, the reference gives an error",
      6, 8, 4, k_qkvkv_args},
     qkvkv_check,
