@@ -8,7 +8,7 @@
  */
 #include "test_npy.h"
 
-int g_passed, g_failed;
+int tu_pass, tu_fail;
 char g_dir[] = "/tmp/wgnn_test_npy_XXXXXX"; /* made by main */
 
 /* ---- files exactly as numpy 1.24 writes them (Debian 12's python3-numpy;
@@ -673,7 +673,6 @@ int main(void)
     test_load_header(dir);
     test_save_targets(dir);
     rmdir(dir);
-    printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed != 0;
+    return tu_finish();
 }
 

@@ -1,15 +1,17 @@
 /* test_npy.h - what tests/test_npy.c (parsing .npy bytes: numpy's files,
  * hand-written and malformed headers, arguments) and tests/npy_files.c
- * (saving and loading through paths, pipes and devices) share: the counters
- * and CHECK, numpy's own files as bytes, and helpers. One executable,
- * test_npy; it needs only src/io/npy.c and npy_write.c. */
+ * (saving and loading through paths, pipes and devices) share: testutil.h's
+ * CHECK with one pair of counters, numpy's own files as bytes, and helpers.
+ * One executable, test_npy; of wgnn it needs only src/io/npy.c and
+ * npy_write.c. */
 #ifndef WGNN_TEST_NPY_H
 #define WGNN_TEST_NPY_H
 
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, getpid, dirent */
 #define _XOPEN_SOURCE 700        /* mknod */
 
-#include "wgnn.h"
+#define TU_SHARED_COUNTERS /* tu_pass, tu_fail: tests/test_npy.c */
+#include "testutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,20 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern int g_passed, g_failed;
 extern char g_dir[]; /* a scratch folder, made by main */
-
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                        \
-        if (cond) {                                                                             \
-            g_passed++;                                                                         \
-        } else {                                                                                \
-            g_failed++;                                                                         \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-        }                                                                                       \
-    } while (0)
 
 /* Files exactly as numpy 1.24 writes them (tests/test_npy.c has the calls). */
 extern const unsigned char np_f4_2x3[152];

@@ -13,7 +13,14 @@
 #include <dirent.h>
 #include <unistd.h>
 
+/* A test executable in several files (test_npy, test_graph) defines
+ * TU_SHARED_COUNTERS before including this in each of them, and the file
+ * with main defines the counters: `int tu_pass, tu_fail;`. */
+#ifdef TU_SHARED_COUNTERS
+extern int tu_pass, tu_fail;
+#else
 static int tu_pass, tu_fail;
+#endif
 
 #define CHECK(cond, ...)                                                   \
     do {                                                                   \
