@@ -353,6 +353,31 @@ static wgnn_status plan_pre_pass(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
     return wgnn__gemm_plan(ctx, p, &h);
 }
 
+/* gemm.wgsl's binding for operand A or B (name 'a' or 'b') and its loads:
+ * fn a_at(i) -> f32 and a4(i) -> vec4<f32> (elements i .. i + 3) over f32
+ * elements, vec4s (i a multiple of 4), or f16 halves two a u32. Returns
+ * what snprintf does. */
+enum { OPERAND_F32, OPERAND_VEC4, OPERAND_F16 };
+static int operand_wgsl(char *buf, size_t size, char name, int binding, int kind) {
+    char up = (char)(name - 'a' + 'A');
+    static const char *const k_elem[3] = {"f32", "vec4<f32>", "u32"};
+    int n = snprintf(buf, size, "@group(0) @binding(%d) var<storage, read> %c: array<%s>;\n", binding, up, k_elem[kind]);
+    if (kind == OPERAND_VEC4)
+        return n + snprintf(buf + n, size - (size_t)n,
+                            "fn %c_at(i: u32) -> f32 { return %c[i / 4u][i %% 4u]; }\n"
+                            "fn %c4(i: u32) -> vec4<f32> { return %c[i / 4u]; }\n",
+                            name, up, name, up);
+    if (kind == OPERAND_F16)
+        n += snprintf(buf + n, size - (size_t)n, "fn %c_at(i: u32) -> f32 { return unpack2x16float(%c[i >> 1u])[i & 1u]; }\n",
+                      name, up);
+    else
+        n += snprintf(buf + n, size - (size_t)n, "fn %c_at(i: u32) -> f32 { return %c[i]; }\n", name, up);
+    return n + snprintf(buf + n, size - (size_t)n,
+                        "fn %c4(i: u32) -> vec4<f32> { return vec4<f32>(%c_at(i), %c_at(i + 1u), %c_at(i + 2u), "
+                        "%c_at(i + 3u)); }\n",
+                        name, name, name, name, name);
+}
+
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
     if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: m, n, k and batch must be >= 1");
@@ -417,26 +442,12 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
-                         "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n%s%s",
+                         "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
-                         has_bias ? "true" : "false", (unsigned)g->act,
-                         va ? "@group(0) @binding(1) var<storage, read> A: array<vec4<f32>>;\n"
-                              "fn a_at(i: u32) -> f32 { return A[i / 4u][i % 4u]; }\n"
-                              "fn a4(i: u32) -> vec4<f32> { return A[i / 4u]; }\n"
-                            : "@group(0) @binding(1) var<storage, read> A: array<f32>;\n"
-                              "fn a_at(i: u32) -> f32 { return A[i]; }\n"
-                              "fn a4(i: u32) -> vec4<f32> { return vec4<f32>(A[i], A[i + 1u], A[i + 2u], A[i + 3u]); }\n",
-                         vb ? "@group(0) @binding(2) var<storage, read> B: array<vec4<f32>>;\n"
-                              "fn b_at(i: u32) -> f32 { return B[i / 4u][i % 4u]; }\n"
-                              "fn b4(i: u32) -> vec4<f32> { return B[i / 4u]; }\n"
-                         : g->b_f16
-                             ? "@group(0) @binding(2) var<storage, read> B: array<u32>;\n"
-                               "fn b_at(i: u32) -> f32 { return unpack2x16float(B[i >> 1u])[i & 1u]; }\n"
-                               "fn b4(i: u32) -> vec4<f32> { return vec4<f32>(b_at(i), b_at(i + 1u), b_at(i + 2u), b_at(i + 3u)); }\n"
-                             : "@group(0) @binding(2) var<storage, read> B: array<f32>;\n"
-                               "fn b_at(i: u32) -> f32 { return B[i]; }\n"
-                               "fn b4(i: u32) -> vec4<f32> { return vec4<f32>(B[i], B[i + 1u], B[i + 2u], B[i + 3u]); }\n");
+                         has_bias ? "true" : "false", (unsigned)g->act);
+        n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
+        n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2, vb ? OPERAND_VEC4 : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
         /* the epilogue with every accumulator named by a constant (see
          * gemm.wgsl's store_all): written out here so that no compiler
          * has to unroll a loop to keep them in registers */
