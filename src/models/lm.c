@@ -149,7 +149,7 @@ static wgnn_status set_inputs(wgnn__lm_graph *g, const int32_t *ids, int n, int 
     return s;
 }
 
-static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u, int profile) {
+static wgnn_status run(wgnn__lm_graph *g, const int32_t *ids, int n, int pos0, float u, int profile) {
     wgnn_status s = set_inputs(g, ids, n, pos0, u);
     return s == WGNN_OK ? wgnn_graph_run(g->g, profile) : s;
 }
@@ -157,8 +157,7 @@ static wgnn_status run(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *ids, int n
 /* One decode step submitted without waiting (wgnn__graph_submit), its
  * token copied into read-back slot `slot`. id: the input token, or NULL to
  * take the one the previous step wrote into the ids input on the GPU. */
-static wgnn_status step_submit(wgnn_lm *lm, wgnn__lm_graph *g, const int32_t *id, int pos, float u, int slot,
-                               wgnn_lm_stats *stats) {
+static wgnn_status step_submit(wgnn__lm_graph *g, const int32_t *id, int pos, float u, int slot, wgnn_lm_stats *stats) {
     wgnn_status s = set_inputs(g, id, 1, pos, u);
     if (s == WGNN_OK) s = wgnn__graph_submit(g->g, g->out, slot);
     wgnn_graph_stats gs;
@@ -186,7 +185,7 @@ wgnn_status wgnn_lm_forward(wgnn_lm *lm, const int32_t *ids, int n, int pos0, fl
     wgnn_status s = check_ids(lm, "wgnn_lm_forward", ids, n, pos0);
     wgnn__lm_graph *g = NULL;
     if (s == WGNN_OK) s = get_graph(lm, n, logits ? WGNN__LM_LOGITS : WGNN__LM_ARGMAX, 0, 0, 0, &g);
-    if (s == WGNN_OK) s = run(lm, g, ids, n, pos0, 0, 0);
+    if (s == WGNN_OK) s = run(g, ids, n, pos0, 0, 0);
     if (s == WGNN_OK && logits)
         s = wgnn_graph_read_output(g->g, g->out, logits, (size_t)n * (size_t)lm->info.vocab_size * sizeof *logits);
     return s;
@@ -243,7 +242,7 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
     double t0 = now_ms();
     int32_t id = -1;
     if (o.prefill_logits) {
-        s = run(lm, pre, prompt, n_prompt, 0, 0, o.profile);
+        s = run(pre, prompt, n_prompt, 0, 0, o.profile);
         if (s == WGNN_OK)
             s = wgnn_graph_read_output(pre->g, pre->out, o.prefill_logits,
                                        (size_t)n_prompt * (size_t)lm->info.vocab_size * sizeof(float));
@@ -252,11 +251,11 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
          * one-token step (rewriting its cache row with the same values), so
          * that the choice is made on the GPU by the same op as every later one */
         if (s == WGNN_OK && max_new > 0) {
-            s = run(lm, dec, prompt + n_prompt - 1, 1, n_prompt - 1, next_u(&rng), 0);
+            s = run(dec, prompt + n_prompt - 1, 1, n_prompt - 1, next_u(&rng), 0);
             if (s == WGNN_OK) s = wgnn_graph_read_output(dec->g, dec->out, &id, sizeof id);
         }
     } else if (max_new > 0) {
-        s = run(lm, pre, prompt, n_prompt, 0, next_u(&rng), o.profile);
+        s = run(pre, prompt, n_prompt, 0, next_u(&rng), o.profile);
         if (s == WGNN_OK) s = wgnn_graph_read_output(pre->g, pre->out, &id, sizeof id);
         if (s == WGNN_OK) lm->last_prefill = pre->g;
     }
@@ -277,7 +276,7 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
     bool stop = (on_token && on_token(user, id)) || (!o.ignore_eos && is_eos(lm, id)) || made >= max_new;
     bool inflight = false;
     if (!stop) {
-        s = step_submit(lm, dec, &id, pos, next_u(&rng), slot, stats);
+        s = step_submit(dec, &id, pos, next_u(&rng), slot, stats);
         inflight = s == WGNN_OK;
         pos++;
     }
@@ -285,7 +284,7 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
         /* the step after the one in flight, unless the one in flight makes the last token */
         bool more = made + 1 < max_new && pos < lm->info.max_context;
         if (more) {
-            s = step_submit(lm, dec, NULL, pos, next_u(&rng), slot ^ 1, stats);
+            s = step_submit(dec, NULL, pos, next_u(&rng), slot ^ 1, stats);
             if (s != WGNN_OK) break;
             pos++;
         }
@@ -309,7 +308,7 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
     /* profile: one more step, run and timed on its own after the timing,
      * at the next position (a cache row past the sequence) */
     if (s == WGNN_OK && o.profile && made > 1 && pos < lm->info.max_context) {
-        s = run(lm, dec, &id, 1, pos, next_u(&rng), 1);
+        s = run(dec, &id, 1, pos, next_u(&rng), 1);
         if (s == WGNN_OK) lm->last_decode = dec->g;
     }
     return s;
