@@ -118,18 +118,19 @@ static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const uin
     return true;
 }
 
-/* What plan_decode binds: q [B, H, S_q, D], or with qkv the stacked
- * projection and what qkv_rope_cache takes (norms NULL without them). */
+/* What plan_decode binds: q [B, H, S_q, D]; or, with the RoPE tables cos
+ * and sin given (the kernel's QKV mode), the stacked projection and the
+ * rest of what qkv_rope_cache takes (norms NULL without them). */
 typedef struct decode_io {
     WGPUBuffer q, k, v, lens, out;
-    bool qkv;
-    WGPUBuffer cos, sin, qn, kn;
+    WGPUBuffer cos, sin, qn, kn; /* QKV mode only */
     float eps;
 } decode_io;
 
 static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const decode_io *io, wgnn__plan *p,
                                const decode_cfg *c) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
+    bool qkv = io->cos != NULL;
     uint64_t n_b = sh->bh / sh->n_h, h_kv = sh->n_h / sh->group, units = n_b * h_kv;
     /* splits: about 256 workgroups, each a multiple of the keys one pass of
      * the workgroup takes (W subgroups x U keys) */
@@ -156,8 +157,8 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     snprintf(pre, sizeof pre,
              "enable subgroups;\n%sconst D4: u32 = %uu;\nconst R: u32 = %uu;\nconst SG: u32 = %uu;\nconst WG: u32 = %uu;\n"
              "const U: u32 = %uu;\nconst QX: u32 = %uu;\nconst QKV: bool = %s;\nconst HAS_NORM: bool = %s;\n%s%s",
-             WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, c->rows, c->sg, c->wg, c->u, c->qx, io->qkv ? "true" : "false",
-             io->qn ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32, k_kv[io->qkv]);
+             WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, c->rows, c->sg, c->wg, c->u, c->qx, qkv ? "true" : "false",
+             io->qn ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32, k_kv[qkv]);
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "sdpa_decode", pre, NULL, 0, &pipe);
     uint32_t gx, gy;
@@ -193,7 +194,7 @@ static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     decode_cfg c;
     uint64_t bytes[3] = {in[0]->nbytes, in[1]->nbytes, in[2]->nbytes};
     if (decode_fits(ctx, &sh, bytes, false, &c)) {
-        decode_io io = {in[0]->buf, in[1]->buf, in[2]->buf, in[3]->buf, out[0]->buf, false, NULL, NULL, NULL, NULL, 0};
+        decode_io io = {in[0]->buf, in[1]->buf, in[2]->buf, in[3]->buf, out[0]->buf, NULL, NULL, NULL, NULL, 0};
         return plan_decode(ctx, &sh, &io, p, &c);
     }
     return wgnn__sdpa_plan_fused(ctx, &sh, in, NULL, out[0], p);
@@ -201,7 +202,7 @@ static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
 
 /* The reference over B batch elements: q [B, H, S_q, D] and the caches
  * [B, H_kv, S_max, D] (float32, or float16 with sh->f16) against the first
- * lens[b] keys (checked in range) into out. */
+ * lens[b] keys into out; the caller has checked lens[b] in [0, S_max]. */
 static wgnn_status kv_ref_core(wgnn__node *n, const sdpa_shape *shp, uint64_t B, const void *qin, const void *kin,
                                const void *vin, const int32_t *lens, void *out) {
     const sdpa_shape sh = *shp;
@@ -379,8 +380,7 @@ static wgnn_status qkvkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
     decode_cfg c;
     uint64_t bytes[3] = {in[0]->nbytes, out[1]->nbytes, out[2]->nbytes};
     if (decode_fits(ctx, &sh, bytes, true, &c)) {
-        decode_io io = {in[0]->buf, out[1]->buf, out[2]->buf, in[5]->buf, out[0]->buf, true,
-                        in[1]->buf, in[2]->buf,  qn,          kn,          eps};
+        decode_io io = {in[0]->buf, out[1]->buf, out[2]->buf, in[5]->buf, out[0]->buf, in[1]->buf, in[2]->buf, qn, kn, eps};
         return plan_decode(ctx, &sh, &io, p, &c);
     }
     /* otherwise qkv_rope_cache's kernel (q into scratch, rows at
