@@ -21,8 +21,8 @@
 // work for its kv head: q's rows and the new k rows RMS-normalized per head
 // (HAS_NORM: q_norm, k_norm), rotated by rotate-half RoPE (the rows of the
 // cos and sin tables [P, D] at their positions L - S_q + i, L the cache
-// length), and the new k and v rows written into the caches by the workgroup whose split holds that
-// position, before it reads its keys (storageBarrier: the same workgroup's
+// length), and the new k and v rows written into the caches by the
+// workgroup whose split holds that position, before it reads its keys (storageBarrier: the same workgroup's
 // writes, so no other workgroup reads a row written in this dispatch). A
 // length outside [S_q, S_max] is reported (data-error words) and writes no
 // row.
@@ -82,6 +82,15 @@ fn roped(slot: u32, t: u32, e: u32) -> f32 {
     return x * rcos[t * D4 + e / 4u][e % 4u] + rot * rsin[t * D4 + e / 4u][e % 4u];
 }
 
+// QKV: piece x of staged row `slot` rotated at position t
+fn roped4(slot: u32, t: u32, x: u32) -> vec4<f32> {
+    let e = 4u * x;
+    return vec4<f32>(roped(slot, t, e), roped(slot, t, e + 1u), roped(slot, t, e + 2u), roped(slot, t, e + 3u));
+}
+
+// QKV: whether the split of keys from k0 holds position pos
+fn holds(pos: i32, k0: u32) -> bool { return pos >= i32(k0) && pos < i32(k0 + P.kv_chunk); }
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -113,6 +122,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var o: array<vec4<f32>, R * QX>;
     var m: array<f32, R>;
     var l: array<f32, R>;
+    for (var r = 0u; r < R; r++) {
+        for (var c = 0u; c < QX; c++) { o[r * QX + c] = vec4<f32>(0.0); }
+        m[r] = NEG_MAX;
+        l[r] = 0.0;
+    }
     let kv_base = (b * P.h_kv + kvh) * P.s_kv * D4;
     if (QKV) {
         // rows to stage: slot r < R the query rows, slot R + i the new key
@@ -121,7 +135,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var r = 0u; r < R + P.s_q; r++) {
             let i = select(r - R, r % P.s_q, r < R);
             let pos = first + i32(i);
-            let mine = append && pos >= i32(k0) && pos < i32(k0 + P.kv_chunk);
+            let mine = append && holds(pos, k0);
             if (r < R || mine) {
                 let head = select(P.h + kvh, kvh * P.group + r / P.s_q, r < R);
                 var xr: array<vec4<f32>, QX>;
@@ -148,25 +162,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var r = 0u; r < R; r++) {
             let pq = u32(max(first + i32(r % P.s_q), 0)); // its position (any row when L is out of range)
             for (var c = 0u; c < QX; c++) {
-                let x = min(lane + c * SG, D4 - 1u);
-                let e = 4u * x;
-                let y = vec4<f32>(roped(r, pq, e), roped(r, pq, e + 1u), roped(r, pq, e + 2u), roped(r, pq, e + 3u));
-                qr[r * QX + c] = select(vec4<f32>(0.0), y * P.qscale, lane + c * SG < D4);
-                o[r * QX + c] = vec4<f32>(0.0);
+                let x = lane + c * SG;
+                qr[r * QX + c] = select(vec4<f32>(0.0), roped4(r, pq, min(x, D4 - 1u)) * P.qscale, x < D4);
             }
-            m[r] = NEG_MAX;
-            l[r] = 0.0;
         }
         // the new rows this split holds, into the caches
         for (var i = 0u; i < P.s_q; i++) {
             let pos = first + i32(i);
-            if (append && pos >= i32(k0) && pos < i32(k0 + P.kv_chunk)) {
+            if (append && holds(pos, k0)) {
                 let row = kv_base + u32(pos) * D4;
                 for (var x = tid; x < D4; x += WG) {
-                    let e = 4u * x;
-                    let p = u32(pos);
-                    put_kv(row + x, vec4<f32>(roped(R + i, p, e), roped(R + i, p, e + 1u), roped(R + i, p, e + 2u),
-                                              roped(R + i, p, e + 3u)), qkv_at(b, i, P.h + P.h_kv + kvh, x));
+                    put_kv(row + x, roped4(R + i, u32(pos), x), qkv_at(b, i, P.h + P.h_kv + kvh, x));
                 }
             }
         }
@@ -179,10 +185,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var c = 0u; c < QX; c++) {
                 let x = lane + c * SG;
                 qr[r * QX + c] = select(vec4<f32>(0.0), ld4(q[qrow * D4 + min(x, D4 - 1u)]) * P.qscale, x < D4);
-                o[r * QX + c] = vec4<f32>(0.0);
             }
-            m[r] = NEG_MAX;
-            l[r] = 0.0;
         }
     }
 
