@@ -5,7 +5,7 @@
 // B(k, j) = B[b_off + b*b_bs + k*ldb + j]    (TRANS_B: B[... + j*ldb + k])
 // C(i, j) = C[c_off + b*c_bs + i*ldc + j]
 // bias(i, j) = BIAS[bias_off + b*bias_bs + i*bias_rs + j*bias_cs]
-// (offsets, strides in elements; B_F16: B holds IEEE halves, two per u32,
+// (offsets, strides in elements; B may hold IEEE halves, two per u32,
 // read with unpack2x16float: f16 storage without shader-f16).
 //
 // Register blocking: a workgroup of WX x WY threads computes a BM x BN tile
@@ -25,8 +25,8 @@
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
 // TRANS_A, TRANS_B, VA, VB, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu
 // tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
-// vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (B_F16: B
-// holds halves, two a u32, scalar loads only), and fn store_all(acc, i0,
+// vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
+// halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
 // bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C

@@ -67,6 +67,7 @@ typedef struct wgnn__knobs {
     uint32_t graph_chunk;     /* WGNN_GRAPH_CHUNK=N: a graph run submits every N dispatches (0: one submit); default 40 */
     bool graph_chunk_grow;    /* WGNN_GRAPH_CHUNK=gN: the first piece N dispatches, each next one twice the last */
     bool graph_chunk_set;     /* WGNN_GRAPH_CHUNK given: it applies to async runs (decode steps) too */
+    bool no_staged_upload;    /* WGNN_STAGED_UPLOAD=0: every upload through wgpuQueueWriteBuffer */
 } wgnn__knobs;
 
 struct wgnn_context {
@@ -95,6 +96,9 @@ struct wgnn_context {
     WGPUBuffer data_err;           /* 16 bytes kernels set when the data is invalid (see below) */
     WGPUBuffer dummy;              /* 16-byte buffers for absent optional bindings: */
     WGPUBuffer dummy_rw;           /* read-only and read-write ones may not share one */
+    WGPUBuffer up;                 /* staging for large uploads (gpu/tensor.c), NULL until one */
+    uint64_t up_size;
+    bool up_mapped;                /* mapped for writing: the last copy out of it is done */
 
     /* Uniform arena: every dispatch's params in one buffer, written with one
      * queue write just before the submit that reads them. */

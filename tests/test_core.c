@@ -105,6 +105,71 @@ static void test_tensors(wgnn_context *ctx) {
           wgnn_context_error(ctx));
 }
 
+/* Uploads of 4 MiB and more go through the context's staging buffer (in
+ * pieces of 64 MiB past that): round trips of several sizes, an f16 tensor
+ * with an odd element count, the staging buffer reused and grown, and an
+ * eager op recorded before an upload reading the old contents. */
+static void test_large_uploads(wgnn_context *ctx) {
+    const int64_t sizes[] = {(int64_t)1 << 20, ((int64_t)1 << 20) + 3, (int64_t)5 << 20, ((int64_t)17 << 20) + 1};
+    for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {
+        int64_t n = sizes[c]; /* floats: 4, 4, 20, 68 MiB */
+        float *in = malloc((size_t)n * sizeof *in), *out = malloc((size_t)n * sizeof *out);
+        wgnn_tensor *t = NULL;
+        CHECK(in && out, "host memory");
+        if (!in || !out) goto next;
+        for (int64_t i = 0; i < n; i++) in[i] = (float)(i % 65521) - (float)c;
+        CHECK(wgnn_tensor_create(ctx, WGNN_F32, 1, &n, &t) == WGNN_OK, "%s", wgnn_context_error(ctx));
+        for (int rep = 0; rep < 2 && t; rep++) { /* the second upload reuses the mapped staging buffer */
+            in[n - 1] = (float)rep;
+            memset(out, 0, (size_t)n * sizeof *out);
+            CHECK(wgnn_tensor_upload(ctx, t, in, (size_t)n * sizeof *in) == WGNN_OK, "%s", wgnn_context_error(ctx));
+            CHECK(wgnn_tensor_download(ctx, t, out, (size_t)n * sizeof *out) == WGNN_OK, "%s", wgnn_context_error(ctx));
+            CHECK(memcmp(in, out, (size_t)n * sizeof *in) == 0, "%lld floats, upload %d: round trip", (long long)n, rep);
+        }
+    next:
+        wgnn_tensor_destroy(t);
+        free(in);
+        free(out);
+    }
+
+    int64_t nh = ((int64_t)3 << 20) + 1; /* 6 MiB + 2 bytes of halves */
+    uint16_t *h = malloc((size_t)nh * 2), *hb = malloc((size_t)nh * 2);
+    wgnn_tensor *t = NULL;
+    if (h && hb && wgnn_tensor_create(ctx, WGNN_F16, 1, &nh, &t) == WGNN_OK) {
+        for (int64_t i = 0; i < nh; i++) h[i] = (uint16_t)(i * 2654435761u >> 16);
+        CHECK(wgnn_tensor_upload(ctx, t, h, (size_t)nh * 2) == WGNN_OK, "%s", wgnn_context_error(ctx));
+        CHECK(wgnn_tensor_download(ctx, t, hb, (size_t)nh * 2) == WGNN_OK, "%s", wgnn_context_error(ctx));
+        CHECK(memcmp(h, hb, (size_t)nh * 2) == 0, "f16 odd count, staged: round trip");
+    } else {
+        CHECK(0, "f16 tensor: %s", wgnn_context_error(ctx));
+    }
+    wgnn_tensor_destroy(t);
+    free(h);
+    free(hb);
+
+    /* an op recorded before the upload reads the old contents */
+    int64_t n = (int64_t)2 << 20;
+    float *a = malloc((size_t)n * 4), *b = malloc((size_t)n * 4), *r = malloc((size_t)n * 4);
+    wgnn_tensor *x = NULL, *y = NULL;
+    if (a && b && r && wgnn_tensor_create(ctx, WGNN_F32, 1, &n, &x) == WGNN_OK &&
+        wgnn_tensor_create(ctx, WGNN_F32, 1, &n, &y) == WGNN_OK) {
+        for (int64_t i = 0; i < n; i++) a[i] = (float)(i % 1000) - 500.0f, b[i] = 7.0f;
+        wgnn_status s = wgnn_tensor_upload(ctx, x, a, (size_t)n * 4);
+        if (s == WGNN_OK) s = wgnn_op(ctx, "relu", (const wgnn_tensor *const[]){x}, 1, NULL, 0, &y, 1);
+        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, x, b, (size_t)n * 4);
+        if (s == WGNN_OK) s = wgnn_tensor_download(ctx, y, r, (size_t)n * 4);
+        CHECK(s == WGNN_OK, "%s", wgnn_context_error(ctx));
+        int bad = 0;
+        for (int64_t i = 0; s == WGNN_OK && i < n; i++) bad += r[i] != (a[i] > 0 ? a[i] : 0.0f);
+        CHECK(s == WGNN_OK && bad == 0, "relu recorded before a staged upload read the old data (%d wrong)", bad);
+    }
+    wgnn_tensor_destroy(x);
+    wgnn_tensor_destroy(y);
+    free(a);
+    free(b);
+    free(r);
+}
+
 /* Runs fn with stdout and stderr sent to a file; returns the bytes written. */
 static long quietly(void (*fn)(wgnn_context *), wgnn_context *ctx) {
     fflush(stdout);
@@ -205,6 +270,7 @@ int main(void) {
     wgnn_context *ctx = tu_context();
     test_context(ctx);
     test_tensors(ctx);
+    test_large_uploads(ctx);
     test_errors(ctx);
     test_kernel_vs_cpu(ctx);
     wgnn_context_destroy(ctx);

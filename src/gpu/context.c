@@ -405,6 +405,8 @@ static void read_knobs(wgnn__knobs *k) {
     k->graph_chunk = env ? (uint32_t)strtoul(env[0] == 'g' ? env + 1 : env, NULL, 10) : 40u;
     k->graph_chunk_grow = env && env[0] == 'g';
     k->graph_chunk_set = env != NULL;
+    env = getenv("WGNN_STAGED_UPLOAD");
+    k->no_staged_upload = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_SDPA_DECODE");
     k->sdpa_decode = env && strcmp(env, "0") == 0 ? 0 : 1;
     env = getenv("WGNN_CONV_ROUTE");
@@ -508,6 +510,7 @@ void wgnn_context_destroy(wgnn_context *ctx) {
     if (ctx->data_err) wgpuBufferRelease(ctx->data_err);
     if (ctx->dummy) wgpuBufferRelease(ctx->dummy);
     if (ctx->dummy_rw) wgpuBufferRelease(ctx->dummy_rw);
+    if (ctx->up) wgpuBufferRelease(ctx->up);
     if (ctx->queue) wgpuQueueRelease(ctx->queue);
     if (ctx->device) {
         wgpuDeviceDestroy(ctx->device);

@@ -357,11 +357,17 @@ static wgnn_status plan_pre_pass(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
  * fn a_at(i) -> f32 and a4(i) -> vec4<f32> (elements i .. i + 3) over f32
  * elements, vec4s (i a multiple of 4), or f16 halves two a u32. Returns
  * what snprintf does. */
-enum { OPERAND_F32, OPERAND_VEC4, OPERAND_F16 };
+enum { OPERAND_F32, OPERAND_VEC4, OPERAND_F16, OPERAND_F16X4 };
 static int operand_wgsl(char *buf, size_t size, char name, int binding, int kind) {
     char up = (char)(name - 'a' + 'A');
-    static const char *const k_elem[3] = {"f32", "vec4<f32>", "u32"};
+    static const char *const k_elem[4] = {"f32", "vec4<f32>", "u32", "vec2<u32>"};
     int n = snprintf(buf, size, "@group(0) @binding(%d) var<storage, read> %c: array<%s>;\n", binding, up, k_elem[kind]);
+    if (kind == OPERAND_F16X4) /* four halves a load (8 bytes) */
+        return n + snprintf(buf + n, size - (size_t)n,
+                            "fn %c_at(i: u32) -> f32 { return unpack2x16float(%c[i / 4u][(i / 2u) %% 2u])[i %% 2u]; }\n"
+                            "fn %c4(i: u32) -> vec4<f32> { let w = %c[i / 4u]; "
+                            "return vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y)); }\n",
+                            name, up, name, up);
     if (kind == OPERAND_VEC4)
         return n + snprintf(buf + n, size - (size_t)n,
                             "fn %c_at(i: u32) -> f32 { return %c[i / 4u][i %% 4u]; }\n"
@@ -436,7 +442,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         bool va = g->lda % 4 == 0 && g->a.off % 4 == 0 && (g->batch == 1 || g->a.bs % 4 == 0) &&
                   (g->trans_a ? g->m % 4 == 0 && bm % 4 == 0 : g->k % 4 == 0 && t.bk % 4 == 0) &&
                   bm * t.bk % (4 * nt) == 0;
-        bool vb = !g->b_f16 && g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
+        bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
                   (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0) &&
                   bn * t.bk % (4 * nt) == 0;
         int n = snprintf(pre, sizeof pre,
@@ -447,7 +453,8 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
-        n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2, vb ? OPERAND_VEC4 : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
+        n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
+                          vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
         /* the epilogue with every accumulator named by a constant (see
          * gemm.wgsl's store_all): written out here so that no compiler
          * has to unroll a loop to keep them in registers */
