@@ -15,6 +15,9 @@
 //             [0, P.n_rows) writes zeros (P.fill) and raises flag[0] when
 //             P.oob_zero, else it is another dispatch's (skipped)
 // HALF: a thread writes one whole u32 word of dst, two 16-bit elements.
+// VEC (copy of 32-bit elements): a thread copies VEC consecutive elements,
+// the innermost dim (contiguous on both sides) counted in runs of VEC with
+// stride VEC: the coordinate walk, which costs more than the copy, once a run.
 // Dims [P.inner, rank) form a block contiguous in dst (all dims when the
 // output is dense, the innermost one for cat); P.blk_words threads per
 // block; a half of the word outside the block, or skipped, keeps dst's bits.
@@ -27,6 +30,7 @@
 override WG: u32 = 64u;
 override MODE: u32 = 0u;
 override HALF: bool = false;
+override VEC: u32 = 1u;
 
 const READ: u32 = 0u;
 const FILL: u32 = 1u;
@@ -111,10 +115,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let w = walk(t, 0u, P.rank);
         let o = P.dst_base + w.d;
         let g = source(w);
-        if (g.x == KEEP || o >= arrayLength(&dst)) { return; }
-        var v = P.fill;
-        if (g.x == READ) { v = read32(g.y); }
-        dst[o] = v;
+        if (g.x == KEEP) { return; }
+        for (var e = 0u; e < VEC; e++) {
+            if (o + e >= arrayLength(&dst)) { return; }
+            var v = P.fill;
+            if (g.x == READ) { v = read32(g.y + e); }
+            dst[o + e] = v;
+        }
         return;
     }
     let outer = walk(t / P.blk_words, 0u, P.inner);

@@ -236,11 +236,38 @@ static wgnn_status qkv_check(wgnn__node *n) {
     return WGNN_OK;
 }
 
+#define SPLIT_PARAMS(X, S) X(S, u32, total) X(S, u32, n) X(S, u32, h) X(S, u32, hk) X(S, u32, d4)
+WGNN__PARAMS_STRUCT(split_params, SPLIT_PARAMS);
+WGNN__PARAMS_CHECK(split_params, SPLIT_PARAMS)
+
+/* Heads only (no norms, no rotation, D % 4 == 0): shaders/qkv_split.wgsl. */
+static wgnn_status split_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__qkv_rope_io *io, const char *name) {
+    uint64_t total = io->b * io->n * (io->h + 2 * io->hk) * io->d / 4;
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256), gx, gy;
+    char pre[512];
+    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\n", WGNN__PARAMS_WGSL(SPLIT_PARAMS), wg);
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "qkv_split", pre, NULL, 0, &pipe);
+    if (s == WGNN_OK)
+        s = wgnn__compute_2d_workgroup_count(ctx, (total + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
+                                             name, &gx, &gy);
+    if (s != WGNN_OK) return s;
+    split_params q = {(uint32_t)total, (uint32_t)io->n, (uint32_t)io->h, (uint32_t)io->hk, (uint32_t)(io->d / 4)};
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind(d, io->x, 0, 0);
+    wgnn__plan_bind_range(d, &io->q, 0, 0);
+    wgnn__plan_bind(d, io->k, 0, 0);
+    wgnn__plan_bind(d, io->v, 0, 0);
+    return WGNN_OK;
+}
+
 /* The qkv_rope kernel's dispatch (see norm.h, wgnn__qkv_rope_encode). */
 wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__qkv_rope_io *io, const char *name) {
     uint64_t heads = io->h + 2 * io->hk, groups = io->b * io->n * heads, D = io->d;
     if (groups * D > UINT32_MAX || (io->mode != WGNN__QKV_HEADS && io->b * io->hk * io->ctx * D > UINT32_MAX))
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "%s: qkv or a cache holds more than 2^32 elements", name);
+    if (io->mode == WGNN__QKV_HEADS && !io->qn && !io->cos && D % 4 == 0) return split_encode(ctx, p, io, name);
     uint64_t wg = 1;
     while (wg < D / 2) wg *= 2;
     if (wg > ctx->limits.maxComputeInvocationsPerWorkgroup || wg > ctx->limits.maxComputeWorkgroupSizeX)
