@@ -263,6 +263,14 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS)
         return 1 | BIAS_PASS;
+    /* fewer 128 x 128 tiles than that, but still a few waves of them, and a
+     * long K: four K slices on that tile, the bias in the reduce. ViT-B/16's
+     * fc2 at batch 32 (6304 x 768 x 3072) on the H200: 0.961 -> 0.883 ms
+     * (two slices: 0.994; its out projection, K = 768, got slower split:
+     * 0.258 -> 0.314, docs/PERFORMANCE.md) */
+    if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
+        ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS / 2 && g->k >= 2048 && g->k % 4 == 0)
+        return 4;
     /* tiles of the kernel small problems get: 32 x 128 for few rows
      * (aiming at 768 workgroups, at most 8 slices: the sweep's best), else
      * 64 x 64 */
