@@ -161,6 +161,10 @@ wgnn_status wgnn__cb_wait(wgnn_context *ctx, WGPUFuture f, wgnn__cb *cb, const c
 void wgnn__scope_push(wgnn_context *ctx);
 wgnn_status wgnn__scope_pop(wgnn_context *ctx, const char *what);
 
+/* Finishes enc, submits its command buffer and releases both (a failure
+ * shows in the caller's error scope). */
+void wgnn__finish_submit(wgnn_context *ctx, WGPUCommandEncoder enc);
+
 /* ---- buffers (gpu/buffer.c) ---------------------------------------------- */
 
 /* size is rounded up to 4 bytes. */

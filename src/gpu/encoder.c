@@ -320,6 +320,16 @@ wgnn_status wgnn_context_sync(wgnn_context *ctx) {
     return wgnn__leave(ctx, wgnn__read_buffer(ctx, NULL, 0, NULL, 0));
 }
 
+void wgnn__finish_submit(wgnn_context *ctx, WGPUCommandEncoder enc) {
+    WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
+    if (cb) {
+        wgpuQueueSubmit(ctx->queue, 1, &cb);
+        wgpuCommandBufferRelease(cb);
+    }
+    wgpuCommandEncoderRelease(enc);
+}
+
 /* ---- readback ------------------------------------------------------------------ */
 
 void wgnn__on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, void *u2) {

@@ -154,13 +154,7 @@ static wgnn_status staged_write(wgnn_context *ctx, WGPUBuffer buf, const void *d
         WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
         if (enc) {
             wgpuCommandEncoderCopyBufferToBuffer(enc, ctx->up, 0, buf, done, padded);
-            WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-            WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
-            if (cb) {
-                wgpuQueueSubmit(ctx->queue, 1, &cb);
-                wgpuCommandBufferRelease(cb);
-            }
-            wgpuCommandEncoderRelease(enc);
+            wgnn__finish_submit(ctx, enc);
         }
         s = wgnn__scope_pop(ctx, what);
         if (s == WGNN_OK && !enc) s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: could not create a command encoder", what);

@@ -94,18 +94,6 @@ static wgnn_status run_prologue(wgnn_graph *g, bool timed) {
     return WGNN_OK;
 }
 
-/* Finishes enc, submits its command buffer and releases both (a failure
- * shows in the error scope around the run). */
-static void finish_submit(wgnn_context *ctx, WGPUCommandEncoder enc) {
-    WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-    WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, &cd);
-    if (cb) {
-        wgpuQueueSubmit(ctx->queue, 1, &cb);
-        wgpuCommandBufferRelease(cb);
-    }
-    wgpuCommandEncoderRelease(enc);
-}
-
 /* Records the nodes (in pieces of ctx->knobs.graph_chunk dispatches, each
  * submitted as soon as it is recorded; one pass per node with timestamps
  * when timed) and submits them. copy_src (may be NULL): copied at the end
@@ -163,7 +151,7 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, WGPUBuffer copy_src,
             }
             if (cut && ctx->knobs.graph_chunk_grow) chunk *= 2;
             if (cut) {
-                finish_submit(ctx, enc);
+                wgnn__finish_submit(ctx, enc);
                 enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
                 since = 0;
                 if (!enc) {
@@ -183,7 +171,7 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, WGPUBuffer copy_src,
             wgpuCommandEncoderCopyBufferToBuffer(enc, copy_src, 0, stage, 0, copy_bytes);
             wgpuCommandEncoderCopyBufferToBuffer(enc, wgnn__data_error_buffer(ctx), 0, stage, err_off, 16);
         }
-        if (enc) finish_submit(ctx, enc);
+        if (enc) wgnn__finish_submit(ctx, enc);
     }
     double t1 = now_ms();
     g->last_record_ms = t1 - t0;
