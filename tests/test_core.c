@@ -105,10 +105,10 @@ static void test_tensors(wgnn_context *ctx) {
           wgnn_context_error(ctx));
 }
 
-/* Uploads of 4 MiB and more go through the context's staging buffer (in
- * pieces of 64 MiB past that): round trips of several sizes, an f16 tensor
- * with an odd element count, the staging buffer reused and grown, and an
- * eager op recorded before an upload reading the old contents. */
+/* Uploads of 4 to 64 MiB go through the context's staging buffer (past
+ * that a queue write): round trips of several sizes, an f16 tensor with an
+ * odd element count, the staging buffer reused and grown, and an eager op
+ * recorded before an upload reading the old contents. */
 static void test_large_uploads(wgnn_context *ctx) {
     const int64_t sizes[] = {(int64_t)1 << 20, ((int64_t)1 << 20) + 3, (int64_t)5 << 20, ((int64_t)17 << 20) + 1};
     for (size_t c = 0; c < sizeof sizes / sizeof sizes[0]; c++) {

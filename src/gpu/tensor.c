@@ -79,12 +79,14 @@ static wgnn_status tensor_upload(wgnn_context *ctx, wgnn_tensor *t, const void *
     return wgnn__buffer_write(ctx, t->buf, data, bytes, "tensor_upload");
 }
 
-/* Uploads of at least STAGED_MIN bytes go through one staging buffer the
- * context keeps (mapped for writing, copied on the GPU, mapped again at the
- * next upload) instead of wgpuQueueWriteBuffer: Dawn stages a write past
+/* Uploads of STAGED_MIN to STAGED_CAP bytes go through one staging buffer
+ * the context keeps (mapped for writing, copied on the GPU, mapped again at
+ * the next upload) instead of wgpuQueueWriteBuffer: Dawn stages a write past
  * its ring buffer in a buffer made for it, and on the H200 a 19 MB input
- * (ViT-B/16 at batch 32) took 6.7 ms so. Larger than STAGED_CAP: in pieces
- * through a buffer of that size. */
+ * (ViT-B/16 at batch 32) took 6.7-7.7 ms so, 2.5 this way. Larger uploads
+ * (an LM head's weights, once) keep the queue write: through one buffer
+ * they would wait for each piece's copy (on lavapipe 114 MB took 126-177
+ * ms so against 104-113). */
 #define STAGED_MIN (4ull << 20)
 #define STAGED_CAP (64ull << 20)
 
@@ -113,9 +115,8 @@ static wgnn_status map_for_write(wgnn_context *ctx, const char *what) {
 }
 
 static wgnn_status staged_write(wgnn_context *ctx, WGPUBuffer buf, const void *data, size_t bytes, const char *what) {
-    uint64_t want = ((uint64_t)bytes + 3u) & ~3ull;
-    if (want > STAGED_CAP) want = STAGED_CAP;
-    if (ctx->up && ctx->up_size < want) {
+    uint64_t padded = ((uint64_t)bytes + 3u) & ~3ull;
+    if (ctx->up && ctx->up_size < padded) {
         wgpuBufferRelease(ctx->up);
         ctx->up = NULL;
     }
@@ -123,7 +124,7 @@ static wgnn_status staged_write(wgnn_context *ctx, WGPUBuffer buf, const void *d
     if (!ctx->up) {
         WGPUBufferDescriptor d = WGPU_BUFFER_DESCRIPTOR_INIT;
         d.label = wgnn__sv("upload staging");
-        d.size = want;
+        d.size = padded;
         d.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
         d.mappedAtCreation = true;
         wgnn__scope_push(ctx);
@@ -135,33 +136,27 @@ static wgnn_status staged_write(wgnn_context *ctx, WGPUBuffer buf, const void *d
             ctx->up = NULL;
             return s;
         }
-        ctx->up_size = want;
+        ctx->up_size = padded;
         ctx->up_mapped = true;
     }
-    const unsigned char *src = data;
-    for (size_t done = 0; done < bytes;) {
-        size_t n = bytes - done < ctx->up_size ? bytes - done : (size_t)ctx->up_size;
-        size_t padded = (n + 3u) & ~(size_t)3u;
-        if (!ctx->up_mapped && (s = map_for_write(ctx, what)) != WGNN_OK) return s;
-        unsigned char *p = wgpuBufferGetMappedRange(ctx->up, 0, padded);
-        if (!p) return wgnn__err(ctx, WGNN_ERR_GPU, "%s: no mapped range in the upload staging buffer", what);
-        memcpy(p, src + done, n);
-        if (padded > n) memset(p + n, 0, padded - n); /* f16 tensors with an odd element count */
-        wgpuBufferUnmap(ctx->up);
-        ctx->up_mapped = false;
-        wgnn__scope_push(ctx);
-        WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
-        WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
-        if (enc) {
-            wgpuCommandEncoderCopyBufferToBuffer(enc, ctx->up, 0, buf, done, padded);
-            wgnn__finish_submit(ctx, enc);
-        }
-        s = wgnn__scope_pop(ctx, what);
-        if (s == WGNN_OK && !enc) s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: could not create a command encoder", what);
-        if (s != WGNN_OK) return s;
-        ctx->unwaited_flushes++;
-        done += n;
+    if (!ctx->up_mapped && (s = map_for_write(ctx, what)) != WGNN_OK) return s;
+    unsigned char *p = wgpuBufferGetMappedRange(ctx->up, 0, (size_t)padded);
+    if (!p) return wgnn__err(ctx, WGNN_ERR_GPU, "%s: no mapped range in the upload staging buffer", what);
+    memcpy(p, data, bytes);
+    if (padded > bytes) memset(p + bytes, 0, (size_t)(padded - bytes)); /* f16 tensors with an odd element count */
+    wgpuBufferUnmap(ctx->up);
+    ctx->up_mapped = false;
+    wgnn__scope_push(ctx);
+    WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
+    if (enc) {
+        wgpuCommandEncoderCopyBufferToBuffer(enc, ctx->up, 0, buf, 0, padded);
+        wgnn__finish_submit(ctx, enc);
     }
+    s = wgnn__scope_pop(ctx, what);
+    if (s == WGNN_OK && !enc) s = wgnn__err(ctx, WGNN_ERR_GPU, "%s: could not create a command encoder", what);
+    if (s != WGNN_OK) return s;
+    ctx->unwaited_flushes++;
     return WGNN_OK;
 }
 
@@ -173,7 +168,8 @@ wgnn_status wgnn__buffer_write(wgnn_context *ctx, WGPUBuffer buf, const void *da
         s = wgnn__flush(ctx, false);
         if (s != WGNN_OK) return s;
     }
-    if (bytes >= STAGED_MIN && !ctx->knobs.no_staged_upload) return staged_write(ctx, buf, data, bytes, what);
+    if (bytes >= STAGED_MIN && bytes <= STAGED_CAP && !ctx->knobs.no_staged_upload)
+        return staged_write(ctx, buf, data, bytes, what);
     size_t body = bytes & ~(size_t)3u;
     wgnn__scope_push(ctx);
     if (body) wgpuQueueWriteBuffer(ctx->queue, buf, 0, data, body);
