@@ -1,10 +1,11 @@
 // gemm.wgsl - the shared GEMM (src/ops/gemm.c): for each batch b of the
 // dispatch (workgroup z),
-//   C(i, j) = act(alpha * sum_k A(i, k) B(k, j) + beta * bias(i, j))
+//   C(i, j) = act(alpha * sum_k A(i, k) B(k, j) + beta * bias(i, j)) + res(i, j)
 // A(i, k) = A[a_off + b*a_bs + i*lda + k]    (TRANS_A: A[... + k*lda + i])
 // B(k, j) = B[b_off + b*b_bs + k*ldb + j]    (TRANS_B: B[... + j*ldb + k])
 // C(i, j) = C[c_off + b*c_bs + i*ldc + j]
 // bias(i, j) = BIAS[bias_off + b*bias_bs + i*bias_rs + j*bias_cs]
+// res(i, j) = RES[res_off + b*res_bs + i*ldr + j] (HAS_RES: a residual)
 // (offsets, strides in elements; B may hold IEEE halves, two per u32,
 // read with unpack2x16float: f16 storage without shader-f16).
 //
@@ -23,14 +24,15 @@
 // multiples of 4 and a tile splits into whole vec4s a thread.
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, ACT (0 none, 1 relu, 2 gelu, 3 gelu
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
 // tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
 // bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
-// (read_write), 4 bias (f32; a dummy when !HAS_BIAS).
+// (read_write), 4 bias (f32; a dummy when !HAS_BIAS), 5 res (f32; a dummy
+// when !HAS_RES).
 // Dispatch: (ceil(n / BN), ceil(m / BM), batches).
 
 #include "common/act"
@@ -39,6 +41,9 @@
 // bindings 1 (A) and 2 (B): the prelude's, with a_at / a4 and b_at / b4
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 @group(0) @binding(4) var<storage, read> BIAS: array<f32>;
+@group(0) @binding(5) var<storage, read> RES: array<f32>;
+
+var<private> res_base: u32; // this batch entry's first residual element
 
 const NT: u32 = WX * WY;
 const BM: u32 = WY * TM;
@@ -191,6 +196,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
     let c_base = P.c_off + wid.z * P.c_bs;
     let bias_base = P.bias_off + wid.z * P.bias_bs;
+    res_base = P.res_off + wid.z * P.res_bs;
     if (HAS_BIAS) {
         store_all(acc, m0 + ty * TM, n0 + tx * 4u, c_base, bias_base);
     } else {
@@ -224,6 +230,11 @@ fn put(i: u32, j0: u32, a: vec4<f32>, c_base: u32, bias_base: u32) {
         v += P.beta * bv;
     }
     v = act(v);
+    if (HAS_RES) {
+        let rb = res_base + i * P.ldr + j0;
+        v += vec4(select(0.0, RES[select(0u, rb, ok.x)], ok.x), select(0.0, RES[select(0u, rb + 1u, ok.y)], ok.y),
+                  select(0.0, RES[select(0u, rb + 2u, ok.z)], ok.z), select(0.0, RES[select(0u, rb + 3u, ok.w)], ok.w));
+    }
     let o = c_base + i * P.ldc + j0;
     if (ok.x) { C[o] = v.x; }
     if (ok.y) { C[o + 1u] = v.y; }

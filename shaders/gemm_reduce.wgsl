@@ -13,6 +13,7 @@
 @group(0) @binding(1) var<storage, read> PART: array<f32>;
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<storage, read> BIAS: array<f32>;
+@group(0) @binding(4) var<storage, read> RES: array<f32>;
 
 fn act(x: f32) -> f32 { return act_by(ACT, vec4<f32>(x)).x; }
 
@@ -27,5 +28,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let i = e / P.n;
     let j = e % P.n;
     if (HAS_BIAS) { v += P.beta * BIAS[P.bias_off + i * P.bias_rs + j * P.bias_cs]; }
-    C[P.c_off + i * P.ldc + j] = act(v);
+    v = act(v);
+    if (HAS_RES) { v += RES[P.res_off + i * P.ldr + j]; }
+    C[P.c_off + i * P.ldc + j] = v;
 }

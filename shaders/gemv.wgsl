@@ -10,7 +10,7 @@
 // B_F16: W holds halves, two per u32, and a lane reads a word (two k's).
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WG, LANES, MR, B_F16,
-// alias BT, HAS_BIAS, ACT.
+// alias BT, HAS_BIAS, HAS_RES, ACT.
 // Dispatch: (ceil(n / NJ) folded into x*y, 1, batches); see common/grid.
 
 #include "common/act"
@@ -22,6 +22,7 @@
 @group(0) @binding(2) var<storage, read> B: array<BT>;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 @group(0) @binding(4) var<storage, read> BIAS: array<f32>;
+@group(0) @binding(5) var<storage, read> RES: array<f32>; // HAS_RES: added after the activation
 
 const NJ: u32 = WG / LANES;
 const RMS: bool = false; // no prologue here (linear's rms_norm runs as a pass before this kernel)
@@ -115,7 +116,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (r < P.m) {
                 var v = P.alpha * RED[r * WG + tid];
                 if (HAS_BIAS) { v += P.beta * BIAS[bias_base + r * P.bias_rs + j * P.bias_cs]; }
-                C[c_base + r * P.ldc + j] = act(vec4(v)).x;
+                v = act(vec4(v)).x;
+                if (HAS_RES) { v += RES[P.res_off + wid.z * P.res_bs + r * P.ldr + j]; }
+                C[c_base + r * P.ldc + j] = v;
             }
         }
     }

@@ -12,12 +12,12 @@
 // PRE (linear's prologue, on x as it is read): 1 RMS: sum of squares of
 // each row of x kept beside the dot product (a column's lanes walk the whole
 // row), the result divided by sqrt(mean + eps); 3 RMS_W: the same with x
-// times the norm's weight (fn norm_w(piece), binding 5) in the product;
+// times the norm's weight (fn norm_w(piece), binding 6) in the product;
 // 2 SWIGLU: x's rows hold 2k values (lda), and the product takes
 // silu(x[:k]) * x[k:].
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WG, LANES, MR, U, alias BT4,
-// fn ldw(BT4) -> vec4<f32>, HAS_BIAS, ACT, PRE, fn norm_w(u32) -> vec4<f32>.
+// fn ldw(BT4) -> vec4<f32>, HAS_BIAS, HAS_RES, ACT, PRE, fn norm_w(u32) -> vec4<f32> (binding 6).
 // Dispatch: (ceil(n / NJ) folded into x*y, 1, batches); see common/grid.
 
 #include "common/act"
@@ -29,6 +29,7 @@
 @group(0) @binding(2) var<storage, read> B: array<BT4>;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 @group(0) @binding(4) var<storage, read> BIAS: array<f32>;
+@group(0) @binding(5) var<storage, read> RES: array<f32>; // HAS_RES: added after the activation
 
 const NJ: u32 = WG / LANES;
 const RMS: bool = PRE == 1u || PRE == 3u;
@@ -93,7 +94,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 var v = P.alpha * RED[r * WG + tid];
                 if (RMS) { v *= inverseSqrt(RED_SS[r * WG + tid] / f32(P.k) + P.eps); }
                 if (HAS_BIAS) { v += P.beta * BIAS[bias_base + r * P.bias_rs + j * P.bias_cs]; }
-                C[c_base + r * P.ldc + j] = act(vec4(v)).x;
+                v = act(vec4(v)).x;
+                if (HAS_RES) { v += RES[P.res_off + wid.z * P.res_bs + r * P.ldr + j]; }
+                C[c_base + r * P.ldc + j] = v;
             }
         }
     }

@@ -276,16 +276,20 @@ static wgnn_value gb_weight(gb *b, const char *name) {
 
 /* x [..., K] -> [..., N]: linear on a float16 weight [N, K]; addmm on a
  * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
- * back). gelu: the model's GELU in the product's epilogue. */
-static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, bool gelu) {
+ * back). gelu: the model's GELU in the product's epilogue; res >= 0: a
+ * residual of the output's shape added in the epilogue too (residual=true). */
+static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res) {
     char w[192], bb[192], act[48];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bb, sizeof bb, "%s.bias", name);
     snprintf(act, sizeof act, "activation=%s", strcmp(model_of(b)->gelu, "tanh") == 0 ? "gelu_tanh" : "gelu");
-    const char *args[1] = {act};
+    const char *args[2];
+    int n_args = 0;
+    if (gelu) args[n_args++] = act;
+    if (res >= 0) args[n_args++] = "residual=true";
     if (model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16) {
-        wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
-        return gb_op(b, label ? label : name, "linear", 3, in, gelu ? 1 : 0, args);
+        wgnn_value in[4] = {x, gb_weight(b, w), gb_weight(b, bb), res};
+        return gb_op(b, label ? label : name, "linear", res >= 0 ? 4 : 3, in, n_args, args);
     }
     wgnn_desc dx;
     if (b->s != WGNN_OK || x < 0) return -1;
@@ -298,15 +302,16 @@ static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char 
     int64_t n = wgnn_tensor_dims(wt)[1], k = dx.dims[dx.rank - 1], rows = 1;
     for (int i = 0; i + 1 < dx.rank; i++) rows *= dx.dims[i];
     wgnn_value x2 = dx.rank == 2 ? x : gb_view(b, x, 2, (int64_t[]){rows, k});
-    wgnn_value in[3] = {gb_weight(b, bb), x2, gb_weight(b, w)};
-    wgnn_value y = gb_op(b, label ? label : name, "addmm", 3, in, gelu ? 1 : 0, args);
+    wgnn_value r2 = res < 0 || dx.rank == 2 ? res : gb_view(b, res, 2, (int64_t[]){rows, n});
+    wgnn_value in[4] = {gb_weight(b, bb), x2, gb_weight(b, w), r2};
+    wgnn_value y = gb_op(b, label ? label : name, "addmm", res >= 0 ? 4 : 3, in, n_args, args);
     if (dx.rank == 2) return y;
     dx.dims[dx.rank - 1] = n;
     return gb_view(b, y, dx.rank, dx.dims);
 }
 
 static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *name) {
-    return linear_act(b, label, x, name, false);
+    return linear_act(b, label, x, name, false, -1);
 }
 
 static wgnn_value layer_norm(gb *b, wgnn_value x, const char *name) {
@@ -369,14 +374,10 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     const char *perm[1] = {"dims=0,2,1,3"};
     att = gb_op(b, lab, "permute", 1, &att, 1, perm);
     att = gb_view(b, att, 3, (int64_t[]){B, T, in->hidden_size});
-    att = linear(b, n.o, att, n.o);
-    snprintf(lab, sizeof lab, "%s.residual1", a);
-    x = add(b, lab, x, att);
+    x = linear_act(b, n.o, att, n.o, false, x); /* x + the out projection: the residual in its epilogue */
     h = layer_norm(b, x, n.n2);
-    h = linear_act(b, n.f1, h, n.f1, true); /* the GELU in fc1's epilogue */
-    h = linear(b, n.f2, h, n.f2);
-    snprintf(lab, sizeof lab, "%s.residual2", a);
-    return add(b, lab, x, h);
+    h = linear_act(b, n.f1, h, n.f1, true, -1); /* the GELU in fc1's epilogue */
+    return linear_act(b, n.f2, h, n.f2, false, x);
 }
 
 wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
@@ -444,9 +445,8 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
         att = gb_view(&b, att, 2, (int64_t[]){B, hid}); /* [B, heads, 1, hd] is [B, 1, heads, hd] */
         wgnn_value r = linear(&b, "head.attention.out_proj", att, "head.attention.out_proj");
         wgnn_value h = layer_norm(&b, r, "head.layernorm");
-        h = linear_act(&b, "head.mlp.fc1", h, "head.mlp.fc1", true);
-        h = linear(&b, "head.mlp.fc2", h, "head.mlp.fc2");
-        m->v_pool = add(&b, "head.residual", r, h);
+        h = linear_act(&b, "head.mlp.fc1", h, "head.mlp.fc1", true, -1);
+        m->v_pool = linear_act(&b, "head.mlp.fc2", h, "head.mlp.fc2", false, r);
     }
     if (m->v_pool >= 0 && b.s == WGNN_OK) b.s = wgnn_graph_output(b.g, m->v_pool);
     if (b.s == WGNN_OK) b.s = wgnn_graph_build(b.g);

@@ -28,7 +28,7 @@
     X(S, u32, m) X(S, u32, n) X(S, u32, k) X(S, u32, lda) X(S, u32, ldb) X(S, u32, ldc)           \
     X(S, u32, a_off) X(S, u32, b_off) X(S, u32, c_off) X(S, u32, bias_off) X(S, u32, a_bs)        \
     X(S, u32, b_bs) X(S, u32, c_bs) X(S, u32, bias_bs) X(S, u32, bias_rs) X(S, u32, bias_cs)      \
-    X(S, f32, alpha) X(S, f32, beta) X(S, f32, eps)
+    X(S, f32, alpha) X(S, f32, beta) X(S, f32, eps) X(S, u32, res_off) X(S, u32, res_bs) X(S, u32, ldr)
 WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
 WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
 
@@ -128,11 +128,12 @@ static void bind_range(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t 
 /* Records batches [b0, b0 + cnt) of g, each operand bound from an aligned
  * offset at or below its first element. */
 static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const gemm_tile *t,
-                          const wgnn__gemm *g, uint32_t b0, uint32_t cnt, const span sp[4], bool has_bias) {
+                          const wgnn__gemm *g, uint32_t b0, uint32_t cnt, const span sp[5], bool has_bias) {
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
-    uint64_t start[4], first[4], bytes[4];
-    for (int i = 0; i < 4; i++) {
-        if (i == 3 && !has_bias) continue;
+    uint64_t start[5] = {0}, first[5] = {0}, bytes[5] = {0};
+    bool has_res = g->res.buf != NULL;
+    for (int i = 0; i < 5; i++) {
+        if ((i == 3 && !has_bias) || (i == 4 && !has_res)) continue;
         uint64_t e0 = sp[i].o->off + (uint64_t)b0 * sp[i].o->bs;
         start[i] = e0 * sp[i].esz / align * align;
         first[i] = (e0 * sp[i].esz - start[i]) / sp[i].esz; /* element index inside the binding */
@@ -156,7 +157,10 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
                      (uint32_t)g->bias_cs,
                      g->alpha,
                      g->beta,
-                     g->eps};
+                     g->eps,
+                     (uint32_t)first[4],
+                     has_res ? (uint32_t)g->res.bs : 0,
+                     (uint32_t)g->ldr};
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
     uint64_t gx, gy;
     if (t->gemv_mr) {
@@ -179,6 +183,8 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
     for (int i = 0; i < 3; i++) bind_range(d, sp[i].o, start[i], bytes[i]);
     if (has_bias) bind_range(d, sp[3].o, start[3], bytes[3]);
     else bind_range(d, sp[0].o, start[0], bytes[0]); /* unused: any read-only buffer */
+    if (has_res) bind_range(d, sp[4].o, start[4], bytes[4]);
+    else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
     if (g->pre == WGNN__PRE_RMS_W) wgnn__plan_bind(d, g->prew, 0, 0); /* gemv4 only (others ran a pre-pass) */
     return WGNN_OK;
 }
@@ -188,7 +194,8 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
                                 const wgnn__gemm *g, bool has_bias) {
     uint64_t cap = binding_cap(ctx);
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
-    span sp[4] = {
+    bool has_res = g->res.buf != NULL;
+    span sp[5] = {
         {&g->a,
          g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m
                     : (uint64_t)(g->m - 1) * g->lda + (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u),
@@ -197,18 +204,19 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
          g->b_f16 ? 2u : 4u},
         {&g->c, (uint64_t)(g->m - 1) * g->ldc + g->n, 4},
         {&g->bias, (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1, 4},
+        {&g->res, (uint64_t)(g->m - 1) * g->ldr + g->n, 4},
     };
     uint64_t per = ctx->limits.maxComputeWorkgroupsPerDimension;
     if (per > g->batch) per = g->batch;
-    for (int i = 0; i < 4; i++) {
-        if (i == 3 && !has_bias) continue;
+    for (int i = 0; i < 5; i++) {
+        if ((i == 3 && !has_bias) || (i == 4 && !has_res)) continue;
         uint64_t room = cap / sp[i].esz;
         uint64_t need = sp[i].extent + align / sp[i].esz + 1;
         if (need > room)
             return wgnn__err(ctx, WGNN_ERR_LIMIT,
                              "gemm: one %s matrix spans %llu bytes, past the device's maxStorageBufferBindingSize "
                              "(%llu bytes)",
-                             i == 0 ? "A" : i == 1 ? "B" : i == 2 ? "C" : "bias",
+                             i == 0 ? "A" : i == 1 ? "B" : i == 2 ? "C" : i == 3 ? "bias" : "residual",
                              (unsigned long long)(sp[i].extent * sp[i].esz),
                              (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
         if (sp[i].o->bs) {
@@ -236,7 +244,7 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
 
 #define REDUCE_PARAMS(X, S)                                                                       \
     X(S, u32, m) X(S, u32, n) X(S, u32, s) X(S, u32, ldc) X(S, u32, c_off) X(S, u32, bias_off)    \
-    X(S, u32, bias_rs) X(S, u32, bias_cs) X(S, f32, beta)
+    X(S, u32, bias_rs) X(S, u32, bias_cs) X(S, f32, beta) X(S, u32, res_off) X(S, u32, ldr)
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
 WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
 
@@ -250,7 +258,9 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
     if (g->batch != 1 || !g->c.buf || (has_bias && !g->bias.buf)) return 1;
     if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) return 1; /* the GEMV kernel */
     uint64_t cap = binding_cap(ctx);
-    if (wgpuBufferGetSize(g->c.buf) > cap || (has_bias && wgpuBufferGetSize(g->bias.buf) > cap)) return 1;
+    if (wgpuBufferGetSize(g->c.buf) > cap || (has_bias && wgpuBufferGetSize(g->bias.buf) > cap) ||
+        (g->res.buf && wgpuBufferGetSize(g->res.buf) > cap))
+        return 1;
     if (ctx->knobs.gemm_split >= 1) {
         uint32_t s = (uint32_t)ctx->knobs.gemm_split;
         while (s > 1 && g->k % s) s--;
@@ -303,6 +313,7 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     h.c = (wgnn__gemm_operand){NULL, sc, 0, mn};
     h.ldc = g->n;
     h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
+    h.res = (wgnn__gemm_operand){NULL, -1, 0, 0};
     h.beta = 0;
     h.act = WGNN__ACT_NONE;
     wgnn_status s = wgnn__gemm_plan(ctx, p, &h);
@@ -310,12 +321,23 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
 
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
     char pre[768];
-    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
-             WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false", (unsigned)g->act);
+    snprintf(pre, sizeof pre,
+             "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
+             WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false", g->res.buf ? "true" : "false",
+             (unsigned)g->act);
     const wgnn__pipe *pipe;
     if ((s = wgnn__pipeline(ctx, "gemm_reduce", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
-    reduce_params q = {g->m, g->n, s_count, (uint32_t)g->ldc, (uint32_t)g->c.off,
-                       has_bias ? (uint32_t)g->bias.off : 0, (uint32_t)g->bias_rs, (uint32_t)g->bias_cs, g->beta};
+    reduce_params q = {g->m,
+                       g->n,
+                       s_count,
+                       (uint32_t)g->ldc,
+                       (uint32_t)g->c.off,
+                       has_bias ? (uint32_t)g->bias.off : 0,
+                       (uint32_t)g->bias_rs,
+                       (uint32_t)g->bias_cs,
+                       g->beta,
+                       (uint32_t)g->res.off,
+                       (uint32_t)g->ldr};
     uint32_t gx, gy;
     if ((s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(mn, wg), ctx->limits.maxComputeWorkgroupsPerDimension,
                                               "gemm", &gx, &gy)) != WGNN_OK)
@@ -325,6 +347,7 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     wgnn__plan_bind_scratch(d, (uint32_t)sc, 0, bytes);
     wgnn__plan_bind(d, g->c.buf, 0, 0);
     wgnn__plan_bind(d, has_bias ? g->bias.buf : wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
+    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, g->res.buf, false), 0, 0);
     return WGNN_OK;
 }
 
@@ -407,6 +430,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         sk &= ~BIAS_PASS;
         /* offsets and strides of the partial products must stay u32 */
         if ((sk > 1 || bias_pass) && g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull &&
+            g->res.off <= 0xFFFFFFFFull && g->ldr <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull) {
             bool skipped;
@@ -415,7 +439,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         }
     }
     if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
-        g->bias_cs > 0xFFFFFFFFull)
+        g->bias_cs > 0xFFFFFFFFull || g->ldr > 0xFFFFFFFFull)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     gemm_tile t = pick_tile(ctx, g);
@@ -428,21 +452,21 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         t.wy = wgnn__gemv_lanes(ctx, g->k / 4u, 2u * u, &t.wx);
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst U: u32 = %uu;\n%s"
-                 "const HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s",
+                 "const HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\nconst PRE: u32 = %uu;\n%s",
                  WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr, u,
                  g->b_f16 ? "alias BT4 = vec2<u32>;\n"
                             "fn ldw(x: BT4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n"
                           : "alias BT4 = vec4<f32>;\nfn ldw(x: BT4) -> vec4<f32> { return x; }\n",
-                 has_bias ? "true" : "false", (unsigned)g->act, (unsigned)g->pre,
-                 g->pre == WGNN__PRE_RMS_W ? "@group(0) @binding(5) var<storage, read> NW: array<vec4<f32>>;\n"
+                 has_bias ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act, (unsigned)g->pre,
+                 g->pre == WGNN__PRE_RMS_W ? "@group(0) @binding(6) var<storage, read> NW: array<vec4<f32>>;\n"
                                              "fn norm_w(i: u32) -> vec4<f32> { return NW[i]; }\n"
                                            : "fn norm_w(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }\n");
     } else if (t.gemv_mr)
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst B_F16: bool = %s;\n"
-                 "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+                 "alias BT = %s;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
                  WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr, g->b_f16 ? "true" : "false",
-                 g->b_f16 ? "u32" : "f32", has_bias ? "true" : "false", (unsigned)g->act);
+                 g->b_f16 ? "u32" : "f32", has_bias ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
     else {
         /* vec4 loads of A / B: rows, offsets, batch strides and the extent
          * along the loaded dim multiples of 4, the tile whole vec4s a thread */
@@ -456,10 +480,11 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
-                         "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n",
+                         "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\n"
+                         "const ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
-                         has_bias ? "true" : "false", (unsigned)g->act);
+                         has_bias ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
@@ -493,7 +518,9 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     uint64_t c_ext = (uint64_t)(g->m - 1) * g->ldc + g->n;
     uint64_t bias_ext = (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
     uint64_t bias_row = (uint64_t)(g->n - 1) * g->bias_cs + 1;
-    if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room))
+    bool has_res = g->res.buf != NULL;
+    uint64_t res_ext = (uint64_t)(g->m - 1) * g->ldr + g->n;
+    if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room) && (!has_res || res_ext <= room))
         return plan_batches(ctx, p, pipe, &t, g, has_bias);
     if (g->trans_a || a_row > room || g->n > room || (has_bias && bias_row > room))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
@@ -506,6 +533,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     if (c_ext > room && (room - g->n) / g->ldc + 1 < rows) rows = (room - g->n) / g->ldc + 1;
     if (has_bias && g->bias_rs && bias_ext > room && (room - bias_row) / g->bias_rs + 1 < rows)
         rows = (room - bias_row) / g->bias_rs + 1;
+    if (has_res && res_ext > room && (room - g->n) / g->ldr + 1 < rows) rows = (room - g->n) / g->ldr + 1;
     for (uint64_t b = 0; b < g->batch; b++)
         for (uint64_t r0 = 0; r0 < g->m; r0 += rows) {
             wgnn__gemm h = *g;
@@ -515,6 +543,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
             h.b.off = g->b.off + b * g->b.bs;
             h.c.off = g->c.off + b * g->c.bs + r0 * g->ldc;
             h.bias.off = g->bias.off + b * g->bias.bs + r0 * g->bias_rs;
+            h.res.off = g->res.off + b * g->res.bs + r0 * g->ldr;
             s = plan_batches(ctx, p, pipe, &t, &h, has_bias);
             if (s != WGNN_OK) return s;
         }
@@ -695,7 +724,29 @@ bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n
     return true;
 }
 
-enum { LIN_ACT, LIN_PRE, LIN_EPS };
+enum { LIN_ACT, LIN_PRE, LIN_EPS, LIN_RES };
+
+void wgnn__linear_inputs(const wgnn__node *n, int *bias, int *norm, int *res) {
+    int r = n->arg[LIN_RES].i[0] ? 1 : 0, w = n->arg[LIN_PRE].i[0] == WGNN__PRE_RMS_W ? 1 : 0;
+    *res = r ? n->n_in - 1 : -1;
+    *norm = w ? n->n_in - 1 - r : -1;
+    *bias = n->n_in > 2 + w + r ? 2 : -1;
+}
+
+/* A residual input (at) of exactly the output's shape, float32. */
+static wgnn_status residual_check(wgnn__node *n, int at, int min_at) {
+    const wgnn_desc *r = &n->in[at], *o = &n->out[0];
+    bool ok = at >= min_at && r->dtype == WGNN_F32 && r->rank == o->rank;
+    for (int i = 0; ok && i < r->rank; i++) ok = r->dims[i] == o->dims[i];
+    if (ok) return WGNN_OK;
+    char rs[160], os[160];
+    wgnn__dims_str(r, rs, sizeof rs);
+    wgnn__dims_str(o, os, sizeof os);
+    return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                          "residual=true takes the residual float32 of the output's shape %s as the last input; "
+                          "input %d is %s %s",
+                          os, at, wgnn_dtype_name(r->dtype), rs);
+}
 
 int wgnn__linear_norm_input(const wgnn__node *n, int n_fixed, int pre_arg, bool *has_bias) {
     bool w = n->arg[pre_arg].i[0] == WGNN__PRE_RMS_W;
@@ -723,8 +774,9 @@ wgnn_status wgnn__linear_norm_weight_check(wgnn__node *n, int at, int n_fixed, i
 }
 
 static wgnn_status linear_check(wgnn__node *n) {
-    bool has_bias;
-    int gw = wgnn__linear_norm_input(n, 2, LIN_PRE, &has_bias);
+    int bi, gw, ri;
+    wgnn__linear_inputs(n, &bi, &gw, &ri);
+    bool has_bias = bi >= 0;
     wgnn_status s = need_dtype(n, 0, "input", false);
     if (s == WGNN_OK) s = need_dtype(n, 1, "weight", true);
     if (s == WGNN_OK && has_bias) s = need_dtype(n, 2, "bias", false);
@@ -752,13 +804,15 @@ static wgnn_status linear_check(wgnn__node *n) {
             return rank_err(n, "bias", 2, want);
         }
     }
+    if (ri >= 0) return residual_check(n, ri, 2);
     return WGNN_OK;
 }
 
 static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                wgnn_tensor *const *out, wgnn__plan *p) {
-    bool has_bias;
-    int gw = wgnn__linear_norm_input(n, 2, LIN_PRE, &has_bias);
+    int bi, gw, ri;
+    wgnn__linear_inputs(n, &bi, &gw, &ri);
+    bool has_bias = bi >= 0;
     int64_t k = in[1]->dims[1], nn = in[1]->dims[0], row = linear_in_row(n, k);
     int64_t m = (int64_t)(in[0]->numel / (uint64_t)row);
     int64_t d[3] = {m, row, nn};
@@ -771,13 +825,20 @@ static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
                     .bias_rs = has_bias && n->in[2].rank > 1 ? (uint64_t)nn : 0, .bias_cs = 1,
                     .trans_b = true, .b_f16 = in[1]->dtype == WGNN_F16, .alpha = 1, .beta = 1,
                     .act = (wgnn__act)n->arg[LIN_ACT].i[0], .pre = (wgnn__pre)n->arg[LIN_PRE].i[0],
-                    .eps = (float)n->arg[LIN_EPS].f, .prew = gw >= 0 ? in[gw]->buf : NULL};
+                    .eps = (float)n->arg[LIN_EPS].f, .prew = gw >= 0 ? in[gw]->buf : NULL,
+                    .res = ri >= 0 ? operand(in[ri]) : k_none, .ldr = (uint64_t)nn};
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
 /* addmm */
+enum { ADDMM_BETA, ADDMM_ALPHA, ADDMM_ACT, ADDMM_RES };
+
 static wgnn_status addmm_check(wgnn__node *n) {
     static const char *const names[3] = {"self", "mat1", "mat2"};
+    if ((n->n_in == 4) != (n->arg[ADDMM_RES].i[0] != 0))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "addmm takes a fourth input (the residual) exactly when residual=true; %d inputs given",
+                              n->n_in);
     for (int i = 0; i < 3; i++) {
         wgnn_status s = need_dtype(n, i, names[i], false);
         if (s != WGNN_OK) return s;
@@ -807,7 +868,7 @@ static wgnn_status addmm_check(wgnn__node *n) {
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "beta=%g and alpha=%g must be finite", beta, alpha);
     n->n_out = 1;
     n->out[0] = (wgnn_desc){WGNN_F32, 2, {mn[0], mn[1]}};
-    return WGNN_OK;
+    return n->n_in == 4 ? residual_check(n, 3, 3) : WGNN_OK;
 }
 
 static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -826,7 +887,8 @@ static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
                     .bias = beta != 0 ? operand(c) : k_none, /* beta = 0: self is ignored (NaN too), as PyTorch */
                     .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn,
                     .bias_rs = cd[0] == 1 ? 0 : (uint64_t)cd[1], .bias_cs = cd[1] == 1 ? 0 : 1,
-                    .alpha = (float)n->arg[1].f, .beta = (float)beta, .act = (wgnn__act)n->arg[2].i[0]};
+                    .alpha = (float)n->arg[1].f, .beta = (float)beta, .act = (wgnn__act)n->arg[2].i[0],
+                    .res = n->n_in == 4 ? operand(in[3]) : k_none, .ldr = (uint64_t)nn};
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
@@ -870,15 +932,19 @@ static const wgnn_op_arg_info k_linear_args[] = {
      "takes an input [..., 2 * in_features] and uses silu(input[..., :in]) * input[..., in:]. Fused into the "
      "GEMV for up to 4 rows, else a pass of its own"},
     {"eps", "float", "1e-6", "rms_norm's epsilon"},
+    {"residual", "bool", "false",
+     "true: the last input is a residual of the output's shape, added after the activation in the same pass "
+     "(wgnn's fused epilogue, e.g. a transformer block's x + o_proj(h); not an argument of aten's linear)"},
 };
 
 const wgnn__op wgnn__op_linear = {
-    {"linear", "nn.Linear: input @ weight^T + bias [, then an activation]", "input, weight, [bias], [norm_weight]",
+    {"linear", "nn.Linear: input @ weight^T + bias [, then an activation] [+ a residual]",
+     "input, weight, [bias], [norm_weight], [residual]",
      "input [..., in_features] ([..., 2 * in_features] with prologue=swiglu), weight [out_features, "
      "in_features] (float32, or float16 storage read as float32), bias [out_features], or the output's whole "
-     "shape (e.g. a residual added in the same pass), norm_weight [in_features] (prologue=rms_norm_weight "
-     "only) -> [..., out_features]; float32",
-     2, 4, 3, k_linear_args},
+     "shape (then added before the activation), norm_weight [in_features] (prologue=rms_norm_weight only), "
+     "residual of the output's shape (residual=true only) -> [..., out_features]; float32",
+     2, 5, 4, k_linear_args},
     linear_check,
     linear_plan,
     wgnn__ref_linear,
@@ -890,11 +956,16 @@ static const wgnn_op_arg_info k_addmm_args[] = {
     {"alpha", "float", "1", "multiplies mat1 @ mat2"},
     {"activation", "none|relu|gelu|gelu_tanh|silu", "none",
      "applied to the result in the same pass, as linear's (wgnn's; not an argument of aten's addmm)"},
+    {"residual", "bool", "false",
+     "true: a fourth input [M, N] added after the activation in the same pass (wgnn's; not an argument of "
+     "aten's addmm)"},
 };
 
 const wgnn__op wgnn__op_addmm = {
-    {"addmm", "beta * self + alpha * (mat1 @ mat2)", "self, mat1, mat2",
-     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N] -> [M, N]; float32", 3, 3, 3, k_addmm_args},
+    {"addmm", "beta * self + alpha * (mat1 @ mat2) [, then an activation] [+ a residual]", "self, mat1, mat2, [residual]",
+     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N], residual [M, N] (residual=true only) -> [M, N]; "
+     "float32",
+     3, 4, 4, k_addmm_args},
     addmm_check,
     addmm_plan,
     wgnn__ref_addmm,

@@ -3,14 +3,16 @@
  * bmm, matmul, linear, addmm (src/ops/gemm.c) and conv2d's im2col route
  * (src/ops/conv.c).
  *
- *   C[b][i][j] = act(alpha * sum_k A[b](i, k) * B[b](k, j) + beta * bias(b, i, j))
+ *   C[b][i][j] = act(alpha * sum_k A[b](i, k) * B[b](k, j) + beta * bias(b, i, j)) + res(b, i, j)
  *
  * with A(i, k) = a[a_off + b*a_bs + i*lda + k] (or a[... + k*lda + i] when
  * trans_a), B(k, j) = b[b_off + b*b_bs + k*ldb + j] (or b[... + j*ldb + k]
  * when trans_b: a [N, K] weight as nn.Linear stores it), C(i, j) =
  * c[c_off + b*c_bs + i*ldc + j], and bias(b, i, j) =
  * bias[bias_off + b*bias_bs + i*bias_rs + j*bias_cs] (strides 0 broadcast:
- * [N] bias is rs=0 cs=1; addmm's self [M,1] is rs=1 cs=0). Offsets and
+ * [N] bias is rs=0 cs=1; addmm's self [M,1] is rs=1 cs=0), res(b, i, j) =
+ * res[res_off + b*res_bs + i*ldr + j] (a residual added after the
+ * activation; res.buf NULL: none, never a scratch). Offsets and
  * strides are in elements. b_f16: B holds float16 (IEEE half) storage,
  * read with unpack2x16float (no shader-f16 needed); everything else f32.
  * A buffer of NULL with a scratch index >= 0 names a plan scratch buffer
@@ -45,7 +47,8 @@ typedef struct wgnn__gemm_operand {
 typedef struct wgnn__gemm {
     uint32_t m, n, k, batch;
     wgnn__gemm_operand a, b, c, bias; /* bias.buf NULL and bias.scratch < 0: no bias */
-    uint64_t lda, ldb, ldc;
+    wgnn__gemm_operand res;           /* res.buf NULL: no residual (zero-initialised: none) */
+    uint64_t lda, ldb, ldc, ldr;
     uint64_t bias_rs, bias_cs;
     bool trans_a, trans_b, b_f16;
     float alpha, beta;
@@ -76,6 +79,10 @@ bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n
  * where the norm weight is (-1: none): prologue=rms_norm_weight takes it as
  * the last input. */
 int wgnn__linear_norm_input(const wgnn__node *n, int n_fixed, int pre_arg, bool *has_bias);
+/* linear's optional inputs (-1: not given): bias at 2, then norm_weight
+ * (prologue=rms_norm_weight) and the residual (residual=true) last, in
+ * that order. */
+void wgnn__linear_inputs(const wgnn__node *n, int *bias, int *norm, int *res);
 /* That input, when there is one (at >= 0), must be float32 [k] and come
  * after the n_fixed inputs; kname names k in the message. */
 wgnn_status wgnn__linear_norm_weight_check(wgnn__node *n, int at, int n_fixed, int64_t k, const char *kname);

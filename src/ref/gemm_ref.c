@@ -120,11 +120,17 @@ float *wgnn__ref_prologue(const float *x, uint64_t rows, uint64_t k, int pre, do
     return y;
 }
 
+/* linear's and addmm's residual=true: y += r, after the activation */
+static void add_residual(float *y, const float *r, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) y[i] += r[i];
+}
+
 wgnn_status wgnn__ref_linear(wgnn__node *n, const void *const *in, void *const *out) {
     int64_t k = n->in[1].dims[1], nn = n->in[1].dims[0];
     int pre = (int)n->arg[1].i[0];
-    bool has_bias;
-    int gw = wgnn__linear_norm_input(n, 2, 1, &has_bias);
+    int bi, gw, ri;
+    wgnn__linear_inputs(n, &bi, &gw, &ri);
+    bool has_bias = bi >= 0;
     int64_t m = (int64_t)(wgnn__desc_numel(&n->in[0]) / (uint64_t)(pre == 2 ? 2 * k : k));
     bool b16 = n->in[1].dtype == WGNN_F16;
     bool full = has_bias && n->in[2].rank > 1; /* a bias of the output's shape */
@@ -135,6 +141,7 @@ wgnn_status wgnn__ref_linear(wgnn__node *n, const void *const *in, void *const *
     gemm(m, nn, k, pre ? xp : in[0], k, 1, in[1], b16, 1, k, out[0], 1, 1, has_bias ? in[2] : NULL, full ? nn : 0, 1);
     free(xp);
     wgnn__ref_act(out[0], (uint64_t)(m * nn), (int)n->arg[0].i[0]);
+    if (ri >= 0) add_residual(out[0], in[ri], (uint64_t)(m * nn));
     return WGNN_OK;
 }
 
@@ -147,6 +154,7 @@ wgnn_status wgnn__ref_addmm(wgnn__node *n, const void *const *in, void *const *o
     gemm(m, nn, k, in[1], k, 1, in[2], false, nn, 1, out[0], alpha, beta, beta != 0 ? in[0] : NULL,
          cd[0] == 1 ? 0 : cd[1], cd[1] == 1 ? 0 : 1);
     wgnn__ref_act(out[0], (uint64_t)(m * nn), (int)n->arg[2].i[0]);
+    if (n->n_in == 4) add_residual(out[0], in[3], (uint64_t)(m * nn));
     return WGNN_OK;
 }
 
