@@ -93,7 +93,8 @@ fn load_one(pf: ptr<function, array<vec4<f32>, PF>>, from_v: bool, kv0: u32, kv_
         let c = i / D4;
         var x = vec4<f32>(0.0);
         if (i < BC * D4 && kv0 + c < kv_end) {
-            if (from_v) { x = ld4(v[kv_base + kv0 * D4 + i]); } else { x = ld4(k[kv_base + kv0 * D4 + i]); }
+            let at = kv_base + (kv0 + c) * P.kv_rs + (i - c * D4);
+            if (from_v) { x = ld4(v[P.v_off + at]); } else { x = ld4(k[P.k_off + at]); }
         }
         (*pf)[u] = x;
     }
@@ -111,8 +112,9 @@ fn load_tile(pk: ptr<function, array<vec4<f32>, PF>>, pv: ptr<function, array<ve
         var kk = vec4<f32>(0.0);
         var vv = vec4<f32>(0.0);
         if (i < BC * D4 && kv0 + c < kv_end) {
-            kk = ld4(k[kv_base + kv0 * D4 + i]);
-            vv = ld4(v[kv_base + kv0 * D4 + i]);
+            let at = kv_base + (kv0 + c) * P.kv_rs + (i - c * D4);
+            kk = ld4(k[P.k_off + at]);
+            vv = ld4(v[P.v_off + at]);
         }
         (*pk)[u] = kk;
         (*pv)[u] = vv;
@@ -170,14 +172,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let vis = i32(min(row0 + BR, P.s_q)) + coff;
         kv_end = min(kv_end, u32(max(vis, i32(kv_start))));
     }
-    let q_base = (bh * P.s_q + row0) * D4;
-    let kv_base = (bh / P.group) * P.s_kv * D4; // grouped-query attention: kv head by index
+    // (batch, head) of this workgroup's rows; q, k, v and out by their
+    // strides (vec4s): [B, H, S, D] as they come, or qkv packed [B, S, 3, H, D]
+    // with out [B, S, H, D] (row sdpa_qkvpacked)
+    let bi = bh / P.n_h;
+    let hi = bh - bi * P.n_h;
+    let q_base = bi * P.q_bs + hi * P.q_hs + row0 * P.q_rs;
+    let kv_base = bi * P.kv_bs + (hi / P.group) * P.kv_hs; // grouped-query attention: kv head by index
+    let o_base = bi * P.o_bs + hi * P.o_hs + row0 * P.o_rs;
 
     // Q tile, pre-scaled; rows past S_q read as zeros.
     for (var i = tid; i < BR * D4; i += NT) {
         let r = i / D4;
         var val = vec4<f32>(0.0);
-        if (row0 + r < P.s_q) { val = ld4(q[q_base + i]) * P.qscale; }
+        if (row0 + r < P.s_q) { val = ld4(q[q_base + r * P.q_rs + (i - r * D4)]) * P.qscale; }
         sQ[r * RS + (i - r * D4)] = val;
     }
 
@@ -395,7 +403,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 let inv = select(0.0, 1.0 / lt[i], lt[i] > 0.0);
                 for (var jj = 0u; jj < OJ; jj++) {
                     let j = lx + TX * jj;
-                    if (j < D4) { out[q_base + (RM * ly + r) * D4 + j] = st4(o[r][jj] * inv); }
+                    if (j < D4) { out[o_base + (RM * ly + r) * P.o_rs + j] = st4(o[r][jj] * inv); }
                 }
             }
         }

@@ -2,7 +2,9 @@
 // The host prepends OUT4 (four elements of out: vec4<f32>, or vec2<u32>
 // holding float16 halves) and st4(vec4<f32>) -> OUT4.
 // One thread per (row, d4): with M the largest split max,
-//   out = sum_s o_s * 2^(m_s - M) / sum_s l_s * 2^(m_s - M)   (0 if the sum is 0).
+//   out = sum_s o_s * 2^(m_s - M) / sum_s l_s * 2^(m_s - M)   (0 if the sum is 0),
+// row (b * n_h + h) * s_q + r going to out[b * o_bs + h * o_hs + r * o_rs]
+// (vec4s; contiguous rows: n_h = s_q = 1, o_bs = d4).
 // Params: the host prepends it (src/ops/sdpa.c, written once there).
 
 override WG: u32 = 64u;
@@ -29,5 +31,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         l += ml.y * w;
         acc += part_o[(s * P.n_rows + row) * P.d4 + x] * w;
     }
-    out[i] = st4(acc * select(0.0, 1.0 / l, l > 0.0));
+    // out row by its strides: row = (b * n_h + h) * s_q + r
+    let bh = row / P.s_q;
+    let r = row - bh * P.s_q;
+    let b = bh / P.n_h;
+    let h = bh - b * P.n_h;
+    out[b * P.o_bs + h * P.o_hs + r * P.o_rs + x] = st4(acc * select(0.0, 1.0 / l, l > 0.0));
 }

@@ -365,14 +365,26 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     wgnn_value h = layer_norm(b, x, n.n1);
     snprintf(lab, sizeof lab, "%s.attention.qkv", a);
     wgnn_value p = linear(b, lab, h, n.qkv);
-    wgnn_value q[3];
-    snprintf(lab, sizeof lab, "%s.attention.heads", a);
-    split_heads(b, lab, p, B, T, 3, q);
+    wgnn_value att;
     snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
-    wgnn_value att = gb_op(b, lab, "sdpa", 3, q, 0, NULL);
-    snprintf(lab, sizeof lab, "%s.attention.merge", a);
-    const char *perm[1] = {"dims=0,2,1,3"};
-    att = gb_op(b, lab, "permute", 1, &att, 1, perm);
+    /* q|k|v read in place and heads merged by the attention kernel itself
+     * when the projection fits one storage binding; else heads split out,
+     * attention, heads merged */
+    const wgnn_context *ctx = model_of(b)->ctx;
+    uint64_t qkv_bytes = (uint64_t)(B * T * 3 * in->hidden_size) * 4u;
+    if (in->head_dim % 4 == 0 && qkv_bytes <= ctx->limits.maxStorageBufferBindingSize) {
+        wgnn_value x5 = gb_view(b, p, 5, (int64_t[]){B, T, 3, in->num_heads, in->head_dim});
+        att = gb_op(b, lab, "sdpa_qkvpacked", 1, &x5, 0, NULL);
+    } else {
+        wgnn_value q[3];
+        char hl[160];
+        snprintf(hl, sizeof hl, "%s.attention.heads", a);
+        split_heads(b, hl, p, B, T, 3, q);
+        att = gb_op(b, lab, "sdpa", 3, q, 0, NULL);
+        snprintf(hl, sizeof hl, "%s.attention.merge", a);
+        const char *perm[1] = {"dims=0,2,1,3"};
+        att = gb_op(b, hl, "permute", 1, &att, 1, perm);
+    }
     att = gb_view(b, att, 3, (int64_t[]){B, T, in->hidden_size});
     x = linear_act(b, n.o, att, n.o, false, x); /* x + the out projection: the residual in its epilogue */
     h = layer_norm(b, x, n.n2);

@@ -34,9 +34,14 @@
     X(S, u32, group)    /* H / H_kv: q head bh reads kv head bh / group */                           \
     X(S, i32, causal_off) /* CAUSAL: row i sees keys j <= i + causal_off */                        \
     X(S, u32, bh_base)  /* KVLEN: first (batch, head) of this dispatch */                          \
-    X(S, u32, n_h)      /* KVLEN: q heads per batch element */                                      \
-    X(S, u32, d4)       /* LEAN: D / 4, the score loop's bound (not unrolled at compile time) */
-#define REDUCE_PARAMS(X, S) X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split)
+    X(S, u32, n_h)      /* q heads per batch element */                                             \
+    X(S, u32, d4)       /* LEAN: D / 4, the score loop's bound (not unrolled at compile time) */     \
+    X(S, u32, q_rs) X(S, u32, q_hs) X(S, u32, q_bs) /* q's row, head, batch strides (vec4s) */       \
+    X(S, u32, kv_rs) X(S, u32, kv_hs) X(S, u32, kv_bs) X(S, u32, k_off) X(S, u32, v_off)            \
+    X(S, u32, o_rs) X(S, u32, o_hs) X(S, u32, o_bs) /* out's */
+#define REDUCE_PARAMS(X, S)                                                                          \
+    X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split) X(S, u32, s_q) X(S, u32, n_h) X(S, u32, o_rs)  \
+    X(S, u32, o_hs) X(S, u32, o_bs)
 WGNN__PARAMS_STRUCT(qk_params, QK_PARAMS);
 WGNN__PARAMS_STRUCT(av_params, AV_PARAMS);
 WGNN__PARAMS_STRUCT(fused_params, FUSED_PARAMS);
@@ -140,6 +145,7 @@ static void shape_of(const wgnn__node *n, sdpa_shape *sh) {
     sh->mask = n->n_in > 3;
     sh->f16 = q->dtype == WGNN_F16;
     sh->scale = n->arg[A_SCALE].set ? n->arg[A_SCALE].f : 1.0 / sqrt((double)sh->d);
+    sh->n_h = (uint64_t)q->dims[r - 3];
 }
 
 /* ---- fused --------------------------------------------------------------- */
@@ -337,12 +343,39 @@ const char wgnn__sdpa_out4_f32[] = "alias OUT4 = vec4<f32>;\nfn st4(x: vec4<f32>
 const char wgnn__sdpa_out4_f16[] = "alias OUT4 = vec2<u32>;\n"
                                  "fn st4(x: vec4<f32>) -> OUT4 { return vec2<u32>(pack2x16float(x.xy), pack2x16float(x.zw)); }\n";
 
-/* sdpa_fused_reduce over the split-KV partials (part_o, part_ml: plan
- * scratch indices) of rows query rows into out's bytes [off, off + bytes):
- * the fused kernel's splits and the decode kernel's. */
-wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
-                                    uint32_t n_split, int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out,
-                                    uint64_t off, uint64_t bytes) {
+/* Where q, k, v and out rows are, in vec4s (the fused kernel's and its
+ * reduce's strides): [B, H, S, D] tensors, or sdpa_qkvpacked's qkv
+ * [B, S, 3, H, D] and out [B, S, H, D]. */
+typedef struct sdpa_layout {
+    uint32_t n_h;
+    uint32_t q_rs, q_hs, q_bs, kv_rs, kv_hs, kv_bs, k_off, v_off, o_rs, o_hs, o_bs;
+} sdpa_layout;
+
+static bool layout_of(const sdpa_shape *sh, sdpa_layout *lo) {
+    uint64_t d4 = sh->d / 4, h = sh->n_h && sh->n_h % sh->group == 0 ? sh->n_h : sh->group, hk = h / sh->group;
+    uint64_t v[11];
+    if (sh->packed) { /* group == 1 */
+        uint64_t row = 3 * h * d4;
+        uint64_t w[11] = {row, d4, sh->s_q * row, row, d4, sh->s_kv * row, h * d4, 2 * h * d4, h * d4, d4, sh->s_q * h * d4};
+        memcpy(v, w, sizeof v);
+    } else {
+        uint64_t w[11] = {d4, sh->s_q * d4, h * sh->s_q * d4, d4, sh->s_kv * d4, hk * sh->s_kv * d4, 0, 0,
+                          d4, sh->s_q * d4, h * sh->s_q * d4};
+        memcpy(v, w, sizeof v);
+    }
+    for (int i = 0; i < 11; i++)
+        if (v[i] > UINT32_MAX) return false;
+    *lo = (sdpa_layout){(uint32_t)h,        (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2],
+                        (uint32_t)v[3],     (uint32_t)v[4], (uint32_t)v[5], (uint32_t)v[6],
+                        (uint32_t)v[7],     (uint32_t)v[8], (uint32_t)v[9], (uint32_t)v[10]};
+    return true;
+}
+
+/* sdpa_fused_reduce over the split-KV partials into out rows by lo's
+ * strides (NULL: contiguous rows). */
+static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4, uint32_t n_split,
+                                int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out, uint64_t off, uint64_t bytes,
+                                uint64_t s_q, const sdpa_layout *lo) {
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), rx, ry;
     wgnn__const wgc[1] = {{"WG", wg}};
     char rpre[512];
@@ -353,13 +386,29 @@ wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, 
         s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
                                              "sdpa split-KV reduce", &rx, &ry);
     if (s != WGNN_OK) return s;
-    reduce_params rp = {(uint32_t)rows, d4, n_split};
+    reduce_params rp = {(uint32_t)rows, d4, n_split, 1, 1, 0, 0, d4};
+    if (lo) {
+        rp.s_q = (uint32_t)s_q;
+        rp.n_h = lo->n_h;
+        rp.o_rs = lo->o_rs;
+        rp.o_hs = lo->o_hs;
+        rp.o_bs = lo->o_bs;
+    }
     wgnn__dispatch *r = wgnn__plan_add(ctx, p, reduce, &rp, sizeof rp, rx, ry, 1);
     if (!r) return WGNN_ERR_OUT_OF_MEMORY;
     wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, (uint64_t)n_split * rows * d4 * 16u);
     wgnn__plan_bind_scratch(r, (uint32_t)part_ml, ml_off, (uint64_t)n_split * rows * 8u);
     wgnn__plan_bind(r, out, off, bytes);
     return WGNN_OK;
+}
+
+/* sdpa_fused_reduce over the split-KV partials (part_o, part_ml: plan
+ * scratch indices) of rows query rows into out's bytes [off, off + bytes):
+ * the fused kernel's splits and the decode kernel's. */
+wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
+                                    uint32_t n_split, int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out,
+                                    uint64_t off, uint64_t bytes) {
+    return split_reduce(ctx, p, f16, rows, d4, n_split, part_o, part_ml, ml_off, out, off, bytes, 0, NULL);
 }
 
 wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
@@ -371,6 +420,14 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
     if (s != WGNN_OK) return s;
     uint64_t chunk = shc.bh;
     bool split = c.n_split > 1;
+    sdpa_layout lo;
+    if (!layout_of(sh, &lo)) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: a stride passes 2^32 vec4s");
+    if (sh->packed && chunk < sh->bh)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "sdpa_qkvpacked: qkv (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu "
+                         "bytes); use sdpa on q, k and v [B, H, S, D]",
+                         (unsigned long long)(3 * sh->bh * sh->s_q * sh->d * (sh->f16 ? 2u : 4u)),
+                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
     char prelude[2048];
     snprintf(prelude, sizeof prelude,
              "%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
@@ -434,15 +491,30 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
                            (uint32_t)sh->group,
                            (int32_t)off,
                            (uint32_t)bh0,
-                           (uint32_t)(sh->kvlen ? sh->n_h : 1),
-                           d4};
+                           lo.n_h,
+                           d4,
+                           lo.q_rs,
+                           lo.q_hs,
+                           lo.q_bs,
+                           lo.kv_rs,
+                           lo.kv_hs,
+                           lo.kv_bs,
+                           lo.k_off,
+                           lo.v_off,
+                           lo.o_rs,
+                           lo.o_hs,
+                           lo.o_bs};
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        if (q_at) wgnn__plan_bind_range(d, q_at, bh0 * per_q, n * per_q);
-        else wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
-        /* bh0 and n are multiples of the group (fused_chunk) */
-        wgnn__plan_bind(d, k->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
-        wgnn__plan_bind(d, v->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
+        if (sh->packed) { /* one dispatch: q, k and v are the one qkv tensor */
+            for (int i = 0; i < 3; i++) wgnn__plan_bind(d, q->buf, 0, 0);
+        } else {
+            if (q_at) wgnn__plan_bind_range(d, q_at, bh0 * per_q, n * per_q);
+            else wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
+            /* bh0 and n are multiples of the group (fused_chunk) */
+            wgnn__plan_bind(d, k->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
+            wgnn__plan_bind(d, v->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
+        }
         if (m) wgnn__plan_bind(d, m->buf, bh0 * per_m, n * per_m);
         else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
         /* bindings 7, 8: cache_seqlens (one int32 per batch element, read
@@ -454,11 +526,11 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
             wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
             wgnn__plan_bind(d, lens, 0, 0);
             wgnn__plan_bind(d, flag, 0, 0);
-            s = wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, c.n_split, part_o, part_ml, 0, out->buf,
-                                        bh0 * per_q, n * per_q);
+            s = split_reduce(ctx, p, sh->f16, rows, d4, c.n_split, part_o, part_ml, 0, out->buf,
+                             sh->packed ? 0 : bh0 * per_q, sh->packed ? 0 : n * per_q, sh->s_q, &lo);
             if (s != WGNN_OK) return s;
         } else {
-            wgnn__plan_bind(d, out->buf, bh0 * per_q, n * per_q);
+            wgnn__plan_bind(d, out->buf, sh->packed ? 0 : bh0 * per_q, sh->packed ? 0 : n * per_q);
             wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, true), 0, 0);
             wgnn__plan_bind(d, lens, 0, 0);
             wgnn__plan_bind(d, flag, 0, 0);
@@ -663,6 +735,112 @@ const wgnn__op wgnn__op_sdpa = {
     check,
     plan,
     ref,
+    false,
+};
+
+/* ---- sdpa_qkvpacked ---------------------------------------------------------------
+ * FlashAttention's qkvpacked layout: one tensor qkv [B, S, 3, H, D] (a
+ * stacked q|k|v projection viewed so), out [B, S, H, D] (the layout the out
+ * projection reads): the fused kernel reads q, k and v and writes out by
+ * strides, so an encoder block needs no head split and no merge. */
+
+enum { P_SCALE, P_CAUSAL };
+
+static wgnn_status packed_check(wgnn__node *n) {
+    const wgnn_desc *x = &n->in[0];
+    char xs[160];
+    wgnn__dims_str(x, xs, sizeof xs);
+    if (x->dtype != WGNN_F32 && x->dtype != WGNN_F16)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "qkv is %s; sdpa_qkvpacked takes float32 or float16",
+                              wgnn_dtype_name(x->dtype));
+    if (x->rank != 5 || x->dims[2] != 3)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "qkv is %s; it must be [B, S, 3, H, D]", xs);
+    if (x->dims[4] % 4 != 0)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "head dim D=%lld must be a multiple of 4",
+                              (long long)x->dims[4]);
+    if (n->arg[P_SCALE].set && !isfinite(n->arg[P_SCALE].f))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale %g is not finite", n->arg[P_SCALE].f);
+    n->n_out = 1;
+    n->out[0] = (wgnn_desc){x->dtype, 4, {x->dims[0], x->dims[1], x->dims[3], x->dims[4]}};
+    return WGNN_OK;
+}
+
+static void packed_shape(const wgnn__node *n, sdpa_shape *sh) {
+    const wgnn_desc *x = &n->in[0];
+    memset(sh, 0, sizeof *sh);
+    sh->bh = (uint64_t)(x->dims[0] * x->dims[3]);
+    sh->group = 1;
+    sh->causal = n->arg[P_CAUSAL].i[0] ? WGNN_SDPA_CAUSAL_TOP_LEFT : WGNN_SDPA_CAUSAL_NONE;
+    sh->s_q = sh->s_kv = (uint64_t)x->dims[1];
+    sh->d = (uint64_t)x->dims[4];
+    sh->f16 = x->dtype == WGNN_F16;
+    sh->scale = n->arg[P_SCALE].set ? n->arg[P_SCALE].f : 1.0 / sqrt((double)sh->d);
+    sh->n_h = (uint64_t)x->dims[3];
+    sh->packed = true;
+}
+
+static wgnn_status packed_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                               wgnn_tensor *const *out, wgnn__plan *p) {
+    sdpa_shape sh;
+    packed_shape(n, &sh);
+    if (in[0]->buf_size > ctx->limits.maxStorageBufferBindingSize)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "sdpa_qkvpacked: qkv (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu "
+                         "bytes); use sdpa on q, k and v [B, H, S, D]",
+                         (unsigned long long)in[0]->buf_size,
+                         (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    const wgnn_tensor *qkv[3] = {in[0], in[0], in[0]};
+    return wgnn__sdpa_plan_fused(ctx, &sh, qkv, NULL, out[0], p);
+}
+
+static wgnn_status packed_ref(wgnn__node *n, const void *const *in, void *const *out) {
+    sdpa_shape sh;
+    packed_shape(n, &sh);
+    uint64_t B = (uint64_t)n->in[0].dims[0], S = sh.s_q, H = sh.n_h, D = sh.d, per = B * H * S * D;
+    float *x = malloc(3 * per * 4), *q = malloc(3 * per * 4), *o = malloc(2 * per * 4);
+    if (!x || !q || !o) {
+        free(x);
+        free(q);
+        free(o);
+        return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    if (sh.f16) wgnn_f16_to_f32(in[0], x, 3 * per);
+    else memcpy(x, in[0], 3 * per * 4);
+    /* [B, S, 3, H, D] -> q, k, v [B, H, S, D] */
+    for (uint64_t b = 0; b < B; b++)
+        for (uint64_t t = 0; t < S; t++)
+            for (uint64_t w = 0; w < 3; w++)
+                for (uint64_t h = 0; h < H; h++)
+                    memcpy(q + w * per + ((b * H + h) * S + t) * D, x + (((b * S + t) * 3 + w) * H + h) * D, D * 4);
+    wgnn_ref_sdpa_ex(q, q + per, q + 2 * per, NULL, B * H, 1, S, S, D, sh.scale, sh.causal, o);
+    /* [B, H, S, D] -> [B, S, H, D] */
+    float *y = o + per;
+    for (uint64_t b = 0; b < B; b++)
+        for (uint64_t h = 0; h < H; h++)
+            for (uint64_t t = 0; t < S; t++) memcpy(y + ((b * S + t) * H + h) * D, o + ((b * H + h) * S + t) * D, D * 4);
+    if (sh.f16) wgnn_f32_to_f16(y, out[0], per);
+    else memcpy(out[0], y, per * 4);
+    free(x);
+    free(q);
+    free(o);
+    return WGNN_OK;
+}
+
+static const wgnn_op_arg_info k_packed_args[] = {
+    {"scale", "float", "", "multiplies q.k^T; default 1/sqrt(D)"},
+    {"is_causal", "bool", "false", "true: query i sees keys j <= i"},
+};
+
+const wgnn__op wgnn__op_sdpa_qkvpacked = {
+    {"sdpa_qkvpacked",
+     "scaled dot-product attention on a packed q|k|v (FlashAttention's qkvpacked layout), heads merged in the output",
+     "qkv",
+     "qkv [B, S, 3, H, D] (q, k, v stacked: a q|k|v projection [B, S, 3*H*D] viewed so) -> [B, S, H, D]; D % 4 == 0; "
+     "float32, or float16 (f32 arithmetic); qkv within one storage binding (fused implementation)",
+     1, 1, 2, k_packed_args},
+    packed_check,
+    packed_plan,
+    packed_ref,
     false,
 };
 

@@ -17,7 +17,9 @@ typedef struct sdpa_shape {
     bool f16; /* q, k, v and out are float16 (fused only) */
     bool kvlen; /* sdpa_kvcache: keys per batch element from cache_seqlens (in[3]); causal is bottom-right
                    against that length */
-    uint64_t n_h; /* kvlen: q heads per batch element */
+    uint64_t n_h; /* q heads per batch element (bh = batch * n_h) */
+    bool packed;  /* row sdpa_qkvpacked: in[0] is qkv [B, S, 3, H, D] (k, v unused), out [B, S, H, D]; fused only,
+                     no mask, no GQA, one binding */
 } sdpa_shape;
 
 /* Four elements of q, k, v (IN4, ld4) and of out (OUT4, st4) for a
