@@ -34,6 +34,11 @@
 // not kept across it) and the row sums end in shuffles, so sR holds SRN = 1
 // entry. Otherwise SRN = RG * TY * TX.
 //
+// q, k, v and out rows are found by strides (P.q_rs, q_hs, q_bs, ...; in
+// vec4s): [B, H, S, D] tensors, or row sdpa_qkvpacked's qkv [B, S, 3, H, D]
+// (k and v at offsets k_off, v_off) and out [B, S, H, D]. Split partials
+// stay [split][bh][row][d4].
+//
 // Scores are in log2 units: q is pre-scaled by scale*log2(e), exp2 replaces
 // exp. The running max starts at -FLT_MAX, so exp2(s - m) is never
 // exp2(-inf + inf); a row masked everywhere keeps l == 0 and is written as 0.

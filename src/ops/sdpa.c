@@ -1,5 +1,6 @@
-/* sdpa.c - scaled dot-product attention, the op table's row "sdpa":
- * validation, routing, plans.
+/* sdpa.c - scaled dot-product attention, the op table's rows "sdpa"
+ * (validation, routing, plans) and "sdpa_qkvpacked" (the fused plan on a
+ * packed q|k|v, at the end).
  *
  * Two implementations share one validation:
  *   three-pass  sdpa_qk (or sdpa_qk_entry) -> row softmax (reduce_rows, the
@@ -178,16 +179,17 @@ static uint32_t pow2_divisor(uint32_t n, uint32_t want) {
     return u;
 }
 
+/* Query rows S_q pads to in tiles of br rows. */
+static uint64_t padded_rows(uint64_t s_q, uint64_t br) { return (s_q + br - 1) / br * br; }
+
 /* The first tile that fits the adapter's workgroup memory and size limits,
  * in the order measured fastest (docs/PERFORMANCE.md). {TY, TX, KE, RG}:
  * TY*TX threads, 4*RG*TY query rows, KE*TX keys a tile. On CPU adapters
  * (lavapipe) small tiles first. WGNN_FUSED_TILE=TYxTXxKExRG puts a tile
  * first, for tuning; WGNN_FUSED_FLAGS with 'l' takes the kernel's LEAN
  * variant (its tile then also from this list, or the knob), 'uN' its
- * unroll (default 4). */
-/* Query rows S_q pads to in tiles of br rows. */
-static uint64_t padded_rows(uint64_t s_q, uint64_t br) { return (s_q + br - 1) / br * br; }
-
+ * unroll (default 4). S_q: a GPU starts at the 32-row tile where the
+ * 64-row one pads S_q by over a tenth. */
 static bool fused_tile(const wgnn_context *ctx, uint32_t d4, bool long_s, uint64_t s_q, fused_cfg *c) {
     static const uint32_t gpu[][4] = {{16, 16, 2, 1}, {8, 16, 2, 1}, {16, 8, 4, 1}, {8, 8, 4, 1}, {16, 4, 4, 1},
                                       {8, 4, 4, 1},  {4, 4, 4, 1},  {4, 2, 4, 1},  {2, 2, 4, 1}, {1, 2, 4, 1},
