@@ -68,6 +68,7 @@ typedef struct wgnn__knobs {
     bool graph_chunk_grow;    /* WGNN_GRAPH_CHUNK=gN: the first piece N dispatches, each next one twice the last */
     bool graph_chunk_set;     /* WGNN_GRAPH_CHUNK given: it applies to async runs (decode steps) too */
     bool no_staged_upload;    /* WGNN_STAGED_UPLOAD=0: every upload through wgpuQueueWriteBuffer */
+    bool no_sdpa_packed;      /* WGNN_SDPA_PACKED=0: encoders split heads, run sdpa, merge heads */
 } wgnn__knobs;
 
 struct wgnn_context {

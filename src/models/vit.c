@@ -368,11 +368,11 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     wgnn_value att;
     snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
     /* q|k|v read in place and heads merged by the attention kernel itself
-     * when the projection fits one storage binding; else heads split out,
-     * attention, heads merged */
+     * when the projection fits one storage binding; else (or with
+     * WGNN_SDPA_PACKED=0) heads split out, attention, heads merged */
     const wgnn_context *ctx = model_of(b)->ctx;
     uint64_t qkv_bytes = (uint64_t)(B * T * 3 * in->hidden_size) * 4u;
-    if (in->head_dim % 4 == 0 && qkv_bytes <= ctx->limits.maxStorageBufferBindingSize) {
+    if (in->head_dim % 4 == 0 && qkv_bytes <= ctx->limits.maxStorageBufferBindingSize && !ctx->knobs.no_sdpa_packed) {
         wgnn_value x5 = gb_view(b, p, 5, (int64_t[]){B, T, 3, in->num_heads, in->head_dim});
         att = gb_op(b, lab, "sdpa_qkvpacked", 1, &x5, 0, NULL);
     } else {
