@@ -21,3 +21,5 @@ for shape in "qkv 6304 2304 768 none" "fc1 6304 3072 768 gelu" "fc2 6304 768 307
   done
   op $l WGNN_GEMM_TILE=16x16x8x8x8 WGNN_GEMM_SPLIT=2 -- $args
 done
+# Qwen3 with the final build (the fused kernel's strided rows run its prefill)
+OUT=/tmp/l7 WEIGHTS="f32 f16 q8" ITERS=5 NEW=64 bash bench/h200_llm.sh 2>&1 | grep -v "Writing model\|Loading"
