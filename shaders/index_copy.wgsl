@@ -3,7 +3,8 @@
 // [outer, N, inner] and source as [outer, n_idx, inner], in 32-bit words
 // (inner_w words per row of dim; float16 rows are whole words, the host
 // checks it).
-// COPY pass: dst[t] = src[t] (self into out, when they are not one tensor).
+// COPY: dst[t] = src[t] (wgnn__plan_copy_words: an in-place output given as
+// another tensor gets its input's words first; src/ops/ops.c, wgnn__op_plan).
 // Scatter pass: thread t = (o * n_idx + i) * inner_w + e copies source word
 // t to row r = idx[i] of out. An r outside [0, N) writes nothing and records
 // itself in the context's data-error words (src/internal.h).

@@ -606,7 +606,7 @@ static wgnn_status graph_build(wgnn_graph *g) {
         for (int k = 0; k < nd->n.n_out; k++) tout[k] = g->v[nd->out[k]].t;
         plans[i].label = nd->n.op->info.name;
         ctx->err[0] = '\0';
-        s = nd->n.op->plan(ctx, &nd->n, tin, tout, &plans[i]);
+        s = wgnn__op_plan(ctx, &nd->n, tin, tout, &plans[i]);
         if (s != WGNN_OK) {
             s = node_fail(g, i, s);
             goto cleanup;

@@ -58,8 +58,11 @@ typedef struct wgnn__op {
     wgnn_status (*ref)(wgnn__node *n, const void *const *in, void *const *out);
     /* Outputs that may also be inputs (in place, aten's trailing-underscore
      * form): WGNN__INPLACE(j, i) | ... lets output j be input i; 0 (false):
-     * none; true is WGNN__INPLACE(0, 0). The plan then sees one tensor
-     * twice and writes only what changes. Other pairs are refused. */
+     * none; true is WGNN__INPLACE(0, 0). plan and ref always see such an
+     * output over its input (one tensor twice) and write only what
+     * changes: where the caller gave another output, wgnn__op_plan and the
+     * reference's caller copy the input into it first. Other pairs are
+     * refused. */
     uint32_t inplace;
 } wgnn__op;
 
@@ -69,6 +72,12 @@ typedef struct wgnn__op {
 static inline int wgnn__op_inplace_input(const wgnn__op *row, int j) {
     return row && j >= 0 && j < 6 ? (int)((row->inplace >> (5 * j)) & 31u) - 1 : -1;
 }
+
+/* n's row's plan, for wgnn_op and graph builds: an output the row works on
+ * in place (inplace) that is not its input's tensor gets a copy of the
+ * input first, and the row then runs in place on it. */
+wgnn_status wgnn__op_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                          wgnn_tensor *const *out, wgnn__plan *p);
 
 /* Row passes other rows' plans share (linear's prologue into scratch):
  * y[r] = x[r] / sqrt(mean(x[r]^2) + eps) (* w, [n], when w is not NULL)

@@ -293,6 +293,20 @@ static wgnn_status check_outputs(wgnn__node *n, const wgnn_desc *got, int n_out)
     return WGNN_OK;
 }
 
+wgnn_status wgnn__op_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
+                          wgnn_tensor *const *out, wgnn__plan *p) {
+    const wgnn_tensor *tin[WGNN__MAX_IN];
+    for (int i = 0; i < n->n_in; i++) tin[i] = in[i];
+    for (int j = 0; j < n->n_out; j++) {
+        int i = wgnn__op_inplace_input(n->op, j);
+        if (i < 0 || i >= n->n_in || out[j]->buf == in[i]->buf) continue;
+        wgnn_status s = wgnn__plan_copy_words(ctx, p, in[i]->buf, out[j]->buf, (out[j]->nbytes + 3u) / 4u);
+        if (s != WGNN_OK) return s;
+        tin[i] = out[j];
+    }
+    return n->op->plan(ctx, n, tin, out, p);
+}
+
 static void tensor_desc(const wgnn_tensor *t, wgnn_desc *d) {
     memset(d, 0, sizeof *d);
     d->dtype = t->dtype;
@@ -339,7 +353,7 @@ wgnn_status wgnn__op_run(wgnn_context *ctx, const char *op, const wgnn_tensor *c
     if (s != WGNN_OK) return s;
     wgnn__plan p = {0};
     p.label = n.op->info.name;
-    s = n.op->plan(ctx, &n, in, out, &p);
+    s = wgnn__op_plan(ctx, &n, in, out, &p);
     if (s == WGNN_OK) s = wgnn__plan_encode(ctx, &p);
     wgnn__plan_free(&p);
     return s;
@@ -378,5 +392,13 @@ wgnn_status wgnn_op_ref(const char *op, const wgnn_host_tensor *in, int n_in, co
         if (!pin[i]) return wgnn__node_err(&n, WGNN_ERR_INVALID_ARGUMENT, "input %d has no data", i);
     for (int i = 0; i < n_out; i++)
         if (!pout[i]) return wgnn__node_err(&n, WGNN_ERR_INVALID_ARGUMENT, "output %d has no data", i);
+    /* as wgnn__op_plan: an in-place output that is another buffer gets its
+     * input's data first, and the reference runs in place on it */
+    for (int j = 0; j < n_out; j++) {
+        int i = wgnn__op_inplace_input(n.op, j);
+        if (i < 0 || i >= n_in || pout[j] == pin[i]) continue;
+        memmove(pout[j], pin[i], (size_t)wgnn__desc_numel(&n.in[i]) * wgnn_dtype_size(n.in[i].dtype));
+        pin[i] = pout[j];
+    }
     return n.op->ref(&n, pin, pout);
 }

@@ -348,12 +348,8 @@ static wgnn_status qkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_t
                              "maxStorageBufferBindingSize (%llu)",
                              n->op->info.name, (unsigned long long)in[0]->nbytes, (unsigned long long)out[i]->nbytes,
                              (unsigned long long)lim);
-    /* out of place: the caches are copied first, then the new rows written */
-    for (int i = 1; cache && i < 3; i++)
-        if (out[i]->buf != in[3 + i]->buf) {
-            wgnn_status s = wgnn__plan_copy_words(ctx, p, in[3 + i]->buf, out[i]->buf, out[i]->nbytes / 4u);
-            if (s != WGNN_OK) return s;
-        }
+    /* the caches: in place (wgnn__op_plan copied them first when the
+     * outputs are other tensors), only the new rows written */
     wgnn__qkv_rope_io io = {
         .mode = cache ? WGNN__QKV_CACHE_POSITIONS : WGNN__QKV_HEADS,
         .b = (uint64_t)x->dims[0],
@@ -414,8 +410,6 @@ static wgnn_status qkv_ref(wgnn__node *n, const void *const *in, void *const *ou
             if (pos[t] < 0 || pos[t] >= ctxlen)
                 return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "positions[%lld] = %d is outside the cache [0, %lld)",
                                       (long long)t, pos[t], (long long)ctxlen);
-        for (int i = 1; i < 3; i++)
-            if (out[i] != in[3 + i]) memcpy(out[i], in[3 + i], (size_t)wgnn__desc_numel(&n->in[3 + i]) * sizeof(float));
     }
     double eps = n->arg[QA_EPS].f;
     double *v = malloc((size_t)D * sizeof *v);

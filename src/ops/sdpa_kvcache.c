@@ -369,12 +369,8 @@ static wgnn_status qkvkv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
     if (out[0]->nbytes > lim)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "qkv_sdpa_kvcache: the output (%llu bytes) passes one storage binding",
                          (unsigned long long)out[0]->nbytes);
-    /* out of place: the caches are copied first, then the new rows written */
-    for (int i = 1; i < 3; i++)
-        if (out[i]->buf != in[2 + i]->buf) {
-            wgnn_status s = wgnn__plan_copy_words(ctx, p, in[2 + i]->buf, out[i]->buf, out[i]->nbytes / 4u);
-            if (s != WGNN_OK) return s;
-        }
+    /* the caches: in place (wgnn__op_plan copied them first when the
+     * outputs are other tensors), only the new rows written */
     float eps = (float)n->arg[QK_EPS].f;
     WGPUBuffer qn = norm ? in[6]->buf : NULL, kn = norm ? in[7]->buf : NULL;
     decode_cfg c;
@@ -426,8 +422,6 @@ static wgnn_status qkvkv_ref(wgnn__node *n, const void *const *in, void *const *
                                   ".. L - 1 of a cache of %llu rows, so L must be in [%llu, %llu]",
                                   (unsigned long long)b, lens[b], (unsigned long long)T, (unsigned long long)T,
                                   (unsigned long long)sh.s_kv, (unsigned long long)T, (unsigned long long)sh.s_kv);
-    for (int i = 1; i < 3; i++)
-        if (out[i] != in[2 + i]) memcpy(out[i], in[2 + i], (size_t)wgnn__desc_numel(&n->in[2 + i]) * sizeof(float));
     const float *X = in[0], *C = in[1], *S = in[2], *qw = n->n_in == 8 ? in[6] : NULL, *kw = n->n_in == 8 ? in[7] : NULL;
     float *q = malloc(sh.bh * T * D * sizeof *q);
     double *tmp = malloc(D * sizeof *tmp);

@@ -749,9 +749,9 @@ wgnn_status wgnn__plan_copy_words(wgnn_context *ctx, wgnn__plan *p, WGPUBuffer s
     return WGNN_OK;
 }
 
-/* index_copy: whole tensors bound (each must fit one storage binding); when
- * out is not self (an in-place call passes self as out), self is copied into
- * out first. */
+/* index_copy: whole tensors bound (each must fit one storage binding), out
+ * over self (wgnn__op_plan copied self into out first when they are two
+ * tensors): the scatter of source's rows only. */
 static wgnn_status plan_index_copy(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                    wgnn_tensor *const *out, wgnn__plan *p) {
     const wgnn_desc *x = &n->in[0];
@@ -768,29 +768,23 @@ static wgnn_status plan_index_copy(wgnn_context *ctx, const wgnn__node *n, const
                          "maxStorageBufferBindingSize (%llu bytes)",
                          (unsigned long long)out[0]->nbytes, (unsigned long long)in[2]->nbytes,
                          (unsigned long long)lim);
-    uint64_t words = out[0]->buf_size / 4u, src_words = outer * n_idx * inner_w;
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
-    uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
-    bool same = in[0]->buf == out[0]->buf;
-    for (int pass = same ? 1 : 0; pass < 2; pass++) {
-        uint64_t threads = pass == 0 ? words : src_words;
-        if (threads > UINT32_MAX) return wgnn__err(ctx, WGNN_ERR_LIMIT, "index_copy: more than 2^32 words");
-        wgnn__const consts[2] = {{"WG", wg}, {"COPY", pass == 0 ? 1 : 0}};
-        const wgnn__pipe *pipe;
-        wgnn_status s =
-            wgnn__pipeline(ctx, "index_copy", WGNN__PARAMS_WGSL(INDEX_COPY_PARAMS), consts, 2, &pipe);
-        uint32_t gx, gy;
-        if (s == WGNN_OK) s = wgnn__compute_2d_workgroup_count(ctx, (threads + wg - 1) / wg, maxd, "index_copy", &gx, &gy);
-        if (s != WGNN_OK) return s;
-        index_copy_params ip = {(uint32_t)threads, (uint32_t)x->dims[dim], (uint32_t)n_idx, (uint32_t)inner_w};
-        wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &ip, sizeof ip, gx, gy, 1);
-        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        wgnn__plan_bind(d, pass == 0 ? in[0]->buf : in[2]->buf, 0, 0);
-        wgnn__plan_bind(d, out[0]->buf, 0, 0);
-        if (pass == 0) wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
-        else wgnn__plan_bind(d, in[1]->buf, 0, 0);
-        wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
-    }
+    uint64_t threads = outer * n_idx * inner_w;
+    if (threads > UINT32_MAX) return wgnn__err(ctx, WGNN_ERR_LIMIT, "index_copy: more than 2^32 words");
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), gx, gy;
+    wgnn__const consts[2] = {{"WG", wg}, {"COPY", 0}};
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "index_copy", WGNN__PARAMS_WGSL(INDEX_COPY_PARAMS), consts, 2, &pipe);
+    if (s == WGNN_OK)
+        s = wgnn__compute_2d_workgroup_count(ctx, (threads + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
+                                             "index_copy", &gx, &gy);
+    if (s != WGNN_OK) return s;
+    index_copy_params ip = {(uint32_t)threads, (uint32_t)x->dims[dim], (uint32_t)n_idx, (uint32_t)inner_w};
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &ip, sizeof ip, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind(d, in[2]->buf, 0, 0);
+    wgnn__plan_bind(d, out[0]->buf, 0, 0);
+    wgnn__plan_bind(d, in[1]->buf, 0, 0);
+    wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
     return WGNN_OK;
 }
 

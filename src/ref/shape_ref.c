@@ -201,7 +201,8 @@ wgnn_status wgnn__ref_index_copy(wgnn__node *n, const void *const *in, void *con
             return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "index[%lld] = %d is out of range for dim %d of size %lld",
                                   (long long)i, idx[i], dim, (long long)rows);
     size_t es = wgnn_dtype_size(x->dtype), row = (size_t)inner * es;
-    memcpy(out[0], in[0], (size_t)wgnn__desc_numel(x) * es);
+    /* out is self (the op framework copied self into out first when they
+     * are two buffers): only the indexed rows written */
     for (uint64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < count; i++)
             memcpy((unsigned char *)out[0] + (o * (uint64_t)rows + (uint64_t)idx[i]) * row,
