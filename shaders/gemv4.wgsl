@@ -85,7 +85,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
     }
-    lanes_sum(&acc, &ss, tid, lane);
+    lanes_sum(&acc, &ss, tid, lane, true);
     if (lane == 0u && j < P.n) {
         let c_base = P.c_off + wid.z * P.c_bs;
         let bias_base = P.bias_off + wid.z * P.bias_bs;

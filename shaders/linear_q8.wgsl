@@ -139,7 +139,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         // writes them: no barrier between columns
         var a: array<f32, MR>;
         for (var r = 0u; r < MR; r++) { a[r] = acc[c * MR + r]; }
-        lanes_sum(&a, &ss, tid, lane);
+        lanes_sum(&a, &ss, tid, lane, c == 0u); // the sums of squares once
         let j = jb + c * NJ;
         if (lane == 0u && j < P.n) {
             for (var r = 0u; r < MR; r++) {
