@@ -727,26 +727,34 @@ static wgnn_status plan_embedding(wgnn_context *ctx, const wgnn__node *n, const 
     return emit(ctx, p, &j, "embedding");
 }
 
-wgnn_status wgnn__plan_copy_words(wgnn_context *ctx, wgnn__plan *p, WGPUBuffer src, WGPUBuffer dst, uint64_t words) {
+/* One dispatch of shaders/index_copy.wgsl, a thread a word: the COPY pass
+ * (idx NULL) or the scatter. */
+static wgnn_status index_copy_dispatch(wgnn_context *ctx, wgnn__plan *p, const index_copy_params *ip, WGPUBuffer src,
+                                       uint64_t src_bytes, WGPUBuffer dst, uint64_t dst_bytes, WGPUBuffer idx,
+                                       const char *what) {
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), gx, gy;
-    if (words > UINT32_MAX || words * 4u > ctx->limits.maxStorageBufferBindingSize)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT, "copy: %llu bytes pass the device's maxStorageBufferBindingSize (%llu)",
-                         (unsigned long long)(words * 4u), (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
-    wgnn__const consts[2] = {{"WG", wg}, {"COPY", 1}};
+    wgnn__const consts[2] = {{"WG", wg}, {"COPY", idx ? 0 : 1}};
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "index_copy", WGNN__PARAMS_WGSL(INDEX_COPY_PARAMS), consts, 2, &pipe);
     if (s == WGNN_OK)
-        s = wgnn__compute_2d_workgroup_count(ctx, (words + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
-                                             "copy", &gx, &gy);
+        s = wgnn__compute_2d_workgroup_count(ctx, ((uint64_t)ip->n_threads + wg - 1) / wg,
+                                             ctx->limits.maxComputeWorkgroupsPerDimension, what, &gx, &gy);
     if (s != WGNN_OK) return s;
-    index_copy_params ip = {(uint32_t)words, 0, 0, 0};
-    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &ip, sizeof ip, gx, gy, 1);
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, ip, sizeof *ip, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind(d, src, 0, words * 4u);
-    wgnn__plan_bind(d, dst, 0, words * 4u);
-    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
+    wgnn__plan_bind(d, src, 0, src_bytes);
+    wgnn__plan_bind(d, dst, 0, dst_bytes);
+    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, idx, false), 0, 0);
     wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
     return WGNN_OK;
+}
+
+wgnn_status wgnn__plan_copy_words(wgnn_context *ctx, wgnn__plan *p, WGPUBuffer src, WGPUBuffer dst, uint64_t words) {
+    if (words > UINT32_MAX || words * 4u > ctx->limits.maxStorageBufferBindingSize)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "copy: %llu bytes pass the device's maxStorageBufferBindingSize (%llu)",
+                         (unsigned long long)(words * 4u), (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    index_copy_params ip = {(uint32_t)words, 0, 0, 0};
+    return index_copy_dispatch(ctx, p, &ip, src, words * 4u, dst, words * 4u, NULL, "copy");
 }
 
 /* index_copy: whole tensors bound (each must fit one storage binding), out
@@ -770,22 +778,8 @@ static wgnn_status plan_index_copy(wgnn_context *ctx, const wgnn__node *n, const
                          (unsigned long long)lim);
     uint64_t threads = outer * n_idx * inner_w;
     if (threads > UINT32_MAX) return wgnn__err(ctx, WGNN_ERR_LIMIT, "index_copy: more than 2^32 words");
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), gx, gy;
-    wgnn__const consts[2] = {{"WG", wg}, {"COPY", 0}};
-    const wgnn__pipe *pipe;
-    wgnn_status s = wgnn__pipeline(ctx, "index_copy", WGNN__PARAMS_WGSL(INDEX_COPY_PARAMS), consts, 2, &pipe);
-    if (s == WGNN_OK)
-        s = wgnn__compute_2d_workgroup_count(ctx, (threads + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
-                                             "index_copy", &gx, &gy);
-    if (s != WGNN_OK) return s;
     index_copy_params ip = {(uint32_t)threads, (uint32_t)x->dims[dim], (uint32_t)n_idx, (uint32_t)inner_w};
-    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &ip, sizeof ip, gx, gy, 1);
-    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind(d, in[2]->buf, 0, 0);
-    wgnn__plan_bind(d, out[0]->buf, 0, 0);
-    wgnn__plan_bind(d, in[1]->buf, 0, 0);
-    wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
-    return WGNN_OK;
+    return index_copy_dispatch(ctx, p, &ip, in[2]->buf, 0, out[0]->buf, 0, in[1]->buf, "index_copy");
 }
 
 /* ---- the rows ---------------------------------------------------------------- */
