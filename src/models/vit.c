@@ -26,16 +26,16 @@
 #define D1(a) 1, (int64_t[]){a}
 #define D2(a, b) 2, (int64_t[]){a, b}
 
-/* A linear layer's weight [n, k] as the graph uses it: kept transposed,
- * [k, n], for addmm (the GEMM's untransposed operands get its widest tile;
- * linear on [n, k] float16 weights ran ViT-B/16 at batch 32 in 43.3 ms
- * against 36.7 for float32 on [k, n] on the H200), float32 or float16. */
+/* A linear layer's weight [n, k] as the graph uses it: float32 weights are
+ * kept transposed, [k, n], for addmm (the GEMM's untransposed operands get
+ * its widest tile); float16 ones stay [n, k] for linear. */
 static wgnn_status add_linear_weight(wgnn_model *m, const char *name, const float *w, int64_t n, int64_t k) {
+    if (m->weights == WGNN_MODEL_WEIGHTS_F16) return wgnn__model_add(m, name, w, D2(n, k), true);
     float *t = malloc((size_t)(n * k) * sizeof *t);
     if (!t) return wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < k; j++) t[j * n + i] = w[i * k + j];
-    wgnn_status s = wgnn__model_add(m, name, t, D2(k, n), m->weights == WGNN_MODEL_WEIGHTS_F16);
+    wgnn_status s = wgnn__model_add(m, name, t, D2(k, n), false);
     free(t);
     return s;
 }
@@ -274,8 +274,9 @@ static wgnn_value gb_weight(gb *b, const char *name) {
     return wgnn__gb_tensor(b, b->s == WGNN_OK ? wgnn__model_weight(model_of(b), name) : NULL, name);
 }
 
-/* x [..., K] -> [..., N]: addmm on the weight kept as [K, N] (float32 or
- * float16; x viewed as [rows, K], the result viewed back). gelu: the model's GELU in the product's epilogue; res >= 0: a
+/* x [..., K] -> [..., N]: linear on a float16 weight [N, K]; addmm on a
+ * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
+ * back). gelu: the model's GELU in the product's epilogue; res >= 0: a
  * residual of the output's shape added in the epilogue too (residual=true). */
 static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res) {
     char w[192], bb[192], act[48];
@@ -286,6 +287,10 @@ static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char 
     int n_args = 0;
     if (gelu) args[n_args++] = act;
     if (res >= 0) args[n_args++] = "residual=true";
+    if (model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16) {
+        wgnn_value in[4] = {x, gb_weight(b, w), gb_weight(b, bb), res};
+        return gb_op(b, label ? label : name, "linear", res >= 0 ? 4 : 3, in, n_args, args);
+    }
     wgnn_desc dx;
     if (b->s != WGNN_OK || x < 0) return -1;
     if ((b->s = wgnn_graph_desc(b->g, x, &dx)) != WGNN_OK) return -1;

@@ -840,7 +840,7 @@ static wgnn_status addmm_check(wgnn__node *n) {
                               "addmm takes a fourth input (the residual) exactly when residual=true; %d inputs given",
                               n->n_in);
     for (int i = 0; i < 3; i++) {
-        wgnn_status s = need_dtype(n, i, names[i], i == 2); /* mat2 may be float16 storage (a weight) */
+        wgnn_status s = need_dtype(n, i, names[i], false);
         if (s != WGNN_OK) return s;
     }
     const wgnn_desc *a = &n->in[1], *b = &n->in[2], *c = &n->in[0];
@@ -887,7 +887,6 @@ static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
                     .bias = beta != 0 ? operand(c) : k_none, /* beta = 0: self is ignored (NaN too), as PyTorch */
                     .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn,
                     .bias_rs = cd[0] == 1 ? 0 : (uint64_t)cd[1], .bias_cs = cd[1] == 1 ? 0 : 1,
-                    .b_f16 = in[2]->dtype == WGNN_F16,
                     .alpha = (float)n->arg[1].f, .beta = (float)beta, .act = (wgnn__act)n->arg[2].i[0],
                     .res = n->n_in == 4 ? operand(in[3]) : k_none, .ldr = (uint64_t)nn};
     return wgnn__gemm_plan(ctx, p, &g);
@@ -964,8 +963,8 @@ static const wgnn_op_arg_info k_addmm_args[] = {
 
 const wgnn__op wgnn__op_addmm = {
     {"addmm", "beta * self + alpha * (mat1 @ mat2) [, then an activation] [+ a residual]", "self, mat1, mat2, [residual]",
-     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N] (float32, or float16 storage read as float32), "
-     "residual [M, N] (residual=true only) -> [M, N]; float32",
+     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N], residual [M, N] (residual=true only) -> [M, N]; "
+     "float32",
      3, 4, 4, k_addmm_args},
     addmm_check,
     addmm_plan,
