@@ -42,7 +42,7 @@
 // Scores are in log2 units: q is pre-scaled by scale*log2(e), exp2 replaces
 // exp. The running max starts at -FLT_MAX, so exp2(s - m) is never
 // exp2(-inf + inf); a row masked everywhere keeps l == 0 and is written as 0.
-// Params: the host prepends it (src/ops/sdpa.c, written once there).
+// Params: the host prepends it (src/ops/sdpa_fused.c, written once there).
 
 override TY: u32 = 8u;
 override TX: u32 = 16u;

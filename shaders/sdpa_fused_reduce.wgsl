@@ -5,7 +5,7 @@
 //   out = sum_s o_s * 2^(m_s - M) / sum_s l_s * 2^(m_s - M)   (0 if the sum is 0),
 // row (b * n_h + h) * s_q + r going to out[b * o_bs + h * o_hs + r * o_rs]
 // (vec4s; contiguous rows: n_h = s_q = 1, o_bs = d4).
-// Params: the host prepends it (src/ops/sdpa.c, written once there).
+// Params: the host prepends it (src/ops/sdpa_fused.c, written once there).
 
 override WG: u32 = 64u;
 

@@ -1,6 +1,6 @@
 /* gemm.h - the shared GEMM (src/ops/gemm.c, shaders/gemm.wgsl): one
  * register-blocked, vec4, workgroup-tiled kernel with variants, used by mm,
- * bmm, matmul, linear, addmm (src/ops/gemm.c) and conv2d's im2col route
+ * bmm, matmul, linear, addmm (src/ops/gemm_rows.c) and conv2d's im2col route
  * (src/ops/conv.c).
  *
  *   C[b][i][j] = act(alpha * sum_k A[b](i, k) * B[b](k, j) + beta * bias(b, i, j)) + res(b, i, j)

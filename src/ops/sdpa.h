@@ -1,11 +1,14 @@
-/* sdpa.h - what the attention rows share (internal): src/ops/sdpa.c (row
- * "sdpa": validation, routing, the fused and three-pass plans) and
+/* sdpa.h - what the attention rows share (internal): src/ops/sdpa_fused.c
+ * (the fused plan and its split-KV reduce), src/ops/sdpa.c (rows "sdpa" and
+ * "sdpa_qkvpacked": validation, routing, the three-pass plan) and
  * src/ops/sdpa_kvcache.c (row "sdpa_kvcache": attention over a KV cache,
  * the fused plan or shaders/sdpa_decode.wgsl). */
 #ifndef WGNN_SDPA_H
 #define WGNN_SDPA_H
 
 #include "op.h"
+
+#include <string.h>
 
 typedef struct sdpa_shape {
     uint64_t bh;      /* product of batch dims and H (q's heads) */
@@ -26,6 +29,15 @@ typedef struct sdpa_shape {
  * kernel's prelude: float32 as vec4<f32>, float16 as vec2<u32> words of
  * two halves (unpack2x16float / pack2x16float: no shader-f16 needed). */
 extern const char wgnn__sdpa_in4_f32[], wgnn__sdpa_in4_f16[], wgnn__sdpa_out4_f32[], wgnn__sdpa_out4_f16[];
+
+/* A CPU adapter (lavapipe): routes and tiles differ there. */
+static inline bool wgnn__cpu_adapter(const wgnn_context *ctx) { return strcmp(ctx->info.type, "CPU") == 0; }
+
+/* src/ops/sdpa_fused.c: the query rows a fused workgroup takes for sh (0:
+ * no tile fits the device), and whether the whole fused plan fits its
+ * limits (the error names the limit otherwise). */
+uint64_t wgnn__sdpa_fused_rows(const wgnn_context *ctx, const sdpa_shape *sh);
+wgnn_status wgnn__sdpa_fused_fits(wgnn_context *ctx, const sdpa_shape *sh);
 
 /* The fused kernel's whole plan for sh (sdpa_fused, split-KV, chunks of
  * heads past one binding). in[3] is the mask, or with sh->kvlen the cache

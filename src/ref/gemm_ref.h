@@ -1,5 +1,5 @@
 /* gemm_ref.h - CPU references of the GEMM rows (mm, bmm, matmul, linear,
- * addmm; src/ops/gemm.c): double accumulation, PyTorch semantics. Each is
+ * addmm; src/ops/gemm_rows.c): double accumulation, PyTorch semantics. Each is
  * its row's ref and relies on the row's check. */
 #ifndef WGNN_GEMM_REF_H
 #define WGNN_GEMM_REF_H
