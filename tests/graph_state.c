@@ -204,16 +204,9 @@ void test_state_multi(wgnn_context *ctx) {
         hp.d.dtype = WGNN_I32;
         int32_t p2 = 2;
         memcpy(hp.p, &p2, 4);
-        wgnn_tensor *ex = NULL, *ec = NULL, *es = NULL, *ep = NULL, *eq = NULL;
-        wgnn_tensor_create(ctx, WGNN_F32, 3, qd, &ex);
-        wgnn_tensor_create(ctx, WGNN_F32, 2, td, &ec);
-        wgnn_tensor_create(ctx, WGNN_F32, 2, td, &es);
-        wgnn_tensor_create(ctx, WGNN_I32, 1, pd, &ep);
+        wgnn_tensor *ex = upload(ctx, &hx), *ec = upload(ctx, &hc), *es = upload(ctx, &hs), *ep = upload(ctx, &hp),
+                    *eq = NULL;
         wgnn_tensor_create(ctx, WGNN_F32, 4, (int64_t[]){1, 2, 1, 4}, &eq);
-        wgnn_tensor_upload(ctx, ex, hx.p, ht_n(&hx) * 4);
-        wgnn_tensor_upload(ctx, ec, hc.p, ht_n(&hc) * 4);
-        wgnn_tensor_upload(ctx, es, hs.p, ht_n(&hs) * 4);
-        wgnn_tensor_upload(ctx, ep, &p2, 4);
         wgnn_tensor_download(ctx, tk, kc.p, ht_n(&kc) * 4); /* the caches as the runs above left them */
         wgnn_tensor_download(ctx, tv, vc.p, ht_n(&vc) * 4);
         const wgnn_tensor *ein[6] = {ex, ec, es, ep, tk, tv};
@@ -312,16 +305,9 @@ void test_state_attention(wgnn_context *ctx) {
         ht hx = ht_rand(3, qd2, -1, 1), hl = ht_new(1, ld);
         hl.d.dtype = WGNN_I32;
         memcpy(hl.p, &len, 4);
-        wgnn_tensor *ex = NULL, *ec = NULL, *es = NULL, *el = NULL, *eo = NULL;
-        wgnn_tensor_create(ctx, WGNN_F32, 3, qd2, &ex);
-        wgnn_tensor_create(ctx, WGNN_F32, 2, td, &ec);
-        wgnn_tensor_create(ctx, WGNN_F32, 2, td, &es);
-        wgnn_tensor_create(ctx, WGNN_I32, 1, ld, &el);
+        wgnn_tensor *ex = upload(ctx, &hx), *ec = upload(ctx, &hc), *es = upload(ctx, &hs), *el = upload(ctx, &hl),
+                    *eo = NULL;
         wgnn_tensor_create(ctx, WGNN_F32, 4, (int64_t[]){1, 4, 2, 16}, &eo);
-        wgnn_tensor_upload(ctx, ex, hx.p, ht_n(&hx) * 4);
-        wgnn_tensor_upload(ctx, ec, hc.p, ht_n(&hc) * 4);
-        wgnn_tensor_upload(ctx, es, hs.p, ht_n(&hs) * 4);
-        wgnn_tensor_upload(ctx, el, &len, 4);
         wgnn_tensor_download(ctx, tk, kc.p, NC * 4); /* the caches as the runs above left them */
         wgnn_tensor_download(ctx, tv, vc.p, NC * 4);
         const wgnn_tensor *ein[6] = {ex, ec, es, tk, tv, el};

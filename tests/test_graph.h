@@ -68,9 +68,10 @@ static inline int href(const char *op, const ht *in, int n_in, const char *const
     return n_out;
 }
 
+/* A device tensor of h's dtype (float32 or int32) and shape holding its data. */
 static inline wgnn_tensor *upload(wgnn_context *ctx, const ht *h) {
     wgnn_tensor *t = NULL;
-    wgnn_status s = wgnn_tensor_create(ctx, WGNN_F32, h->d.rank, h->d.dims, &t);
+    wgnn_status s = wgnn_tensor_create(ctx, h->d.dtype, h->d.rank, h->d.dims, &t);
     if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, t, h->p, ht_n(h) * 4);
     CHECK(s == WGNN_OK, "upload: %s", wgnn_context_error(ctx));
     return t;
