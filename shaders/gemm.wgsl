@@ -55,9 +55,8 @@ const LB: u32 = BN * BK / NT;
 const LA4: u32 = BM * BK / (4u * NT); // vec4s of A (VA) or B (VB) a thread stages per tile
 const LB4: u32 = BN * BK / (4u * NT);
 
-const NBUF: u32 = select(1u, 2u, DB); // workgroup tile buffers
-var<workgroup> AS: array<vec4<f32>, NBUF * BK * SA / 4u>;
-var<workgroup> BS: array<vec4<f32>, NBUF * BK * SB / 4u>;
+var<workgroup> AS: array<vec4<f32>, BK * SA / 4u>;
+var<workgroup> BS: array<vec4<f32>, BK * SB / 4u>;
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
@@ -79,25 +78,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
     let tiles = (P.k + BK - 1u) / BK;
     for (var t = 0u; t <= tiles; t++) {
-        // stage tile t - 1 (loaded last iteration) while tile t loads. With
-        // DB it goes into buffer (t - 1) % 2, which nobody reads any more:
-        // the last reads of that buffer (tile t - 3) came before the
-        // previous iteration's barrier, so one barrier a tile suffices.
-        let buf = select(0u, (t + 1u) % 2u, DB);
-        let ao = buf * (BK * SA / 4u);
-        let bo = buf * (BK * SB / 4u);
+        // stage tile t - 1 (loaded last iteration) while tile t loads
         if (t > 0u) {
-            if (!DB) { workgroupBarrier(); }
+            workgroupBarrier();
             if (VA) {
                 for (var l = 0u; l < LA4; l++) {
                     let e = tid + l * NT;
                     if (TRANS_A) { // four rows of one k
                         let kk = e / (BM / 4u);
-                        AS[ao + (kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
+                        AS[(kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
                     } else { // four k's of one row
                         let r = e / (BK / 4u);
                         let k4 = (e % (BK / 4u)) * 4u;
-                        for (var c = 0u; c < 4u; c++) { AS[ao + ((k4 + c) * SA + r) / 4u][r % 4u] = ra4[l][c]; }
+                        for (var c = 0u; c < 4u; c++) { AS[((k4 + c) * SA + r) / 4u][r % 4u] = ra4[l][c]; }
                     }
                 }
             } else {
@@ -105,7 +98,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let e = tid + l * NT;
                     var r: u32; var kk: u32;
                     if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
-                    AS[ao + (kk * SA + r) / 4u][r % 4u] = ra[l];
+                    AS[(kk * SA + r) / 4u][r % 4u] = ra[l];
                 }
             }
             if (VB) {
@@ -114,10 +107,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     if (TRANS_B) { // four k's of one column
                         let c = e / (BK / 4u);
                         let k4 = (e % (BK / 4u)) * 4u;
-                        for (var q = 0u; q < 4u; q++) { BS[bo + ((k4 + q) * SB + c) / 4u][c % 4u] = rb4[l][q]; }
+                        for (var q = 0u; q < 4u; q++) { BS[((k4 + q) * SB + c) / 4u][c % 4u] = rb4[l][q]; }
                     } else { // four columns of one k
                         let kk = e / (BN / 4u);
-                        BS[bo + (kk * SB) / 4u + e % (BN / 4u)] = rb4[l];
+                        BS[(kk * SB) / 4u + e % (BN / 4u)] = rb4[l];
                     }
                 }
             } else {
@@ -125,7 +118,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let e = tid + l * NT;
                     var c: u32; var kk: u32;
                     if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
-                    BS[bo + (kk * SB + c) / 4u][c % 4u] = rb[l];
+                    BS[(kk * SB + c) / 4u][c % 4u] = rb[l];
                 }
             }
             workgroupBarrier();
@@ -189,8 +182,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             for (var kk = 0u; kk < BK; kk++) {
                 var a: array<vec4<f32>, TM / 4u>;
                 var b: array<vec4<f32>, TN / 4u>;
-                for (var r4 = 0u; r4 < TM / 4u; r4++) { a[r4] = AS[ao + kk * (SA / 4u) + ty * (TM / 4u) + r4]; }
-                for (var c = 0u; c < TN / 4u; c++) { b[c] = BS[bo + kk * (SB / 4u) + c * WX + tx]; }
+                for (var r4 = 0u; r4 < TM / 4u; r4++) { a[r4] = AS[kk * (SA / 4u) + ty * (TM / 4u) + r4]; }
+                for (var c = 0u; c < TN / 4u; c++) { b[c] = BS[kk * (SB / 4u) + c * WX + tx]; }
                 for (var r = 0u; r < TM; r++) {
                     let av = vec4(a[r / 4u][r % 4u]);
                     for (var c = 0u; c < TN / 4u; c++) {
