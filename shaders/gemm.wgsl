@@ -12,7 +12,10 @@
 // Register blocking: a workgroup of WX x WY threads computes a BM x BN tile
 // (BM = WY*TM, BN = WX*TN); thread (tx, ty) owns rows ty*TM .. ty*TM+TM-1
 // and the TN/4 column quads (c*WX + tx)*4 for c < TN/4, kept as TM*TN/4
-// vec4 accumulators. Per k step it reads TM/4 vec4 of A (broadcast within a
+// vec4 accumulators (BIAS_INIT: a bias of one row, bias_rs = 0, starts
+// them at beta / alpha * bias(j), alpha != 0, and the epilogue has no bias
+// to add: what keeps the large tile's epilogue a loop the compiler unrolls,
+// see put). Per k step it reads TM/4 vec4 of A (broadcast within a
 // warp: lanes of one ty share them) and TN/4 vec4 of B (consecutive lanes,
 // consecutive quads) from workgroup memory for TM*TN FMAs: rows and columns
 // per thread are what keep workgroup-memory bandwidth below the FMA rate.
@@ -24,14 +27,14 @@
 // multiples of 4 and a tile splits into whole vec4s a thread.
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
 // tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
 // bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
-// (read_write), 4 bias (f32; a dummy when !HAS_BIAS), 5 res (f32; a dummy
+// (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res (f32; a dummy
 // when !HAS_RES).
 // Dispatch: (ceil(n / BN), ceil(m / BM), batches).
 
@@ -71,6 +74,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
     var acc: array<vec4<f32>, TM * TN / 4u>;
     for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = vec4(0.0); }
+    if (BIAS_INIT) {
+        let bias0 = P.bias_off + wid.z * P.bias_bs;
+        var bv: array<vec4<f32>, TN / 4u>;
+        for (var c = 0u; c < TN / 4u; c++) {
+            let j0 = n0 + (c * WX + tx) * 4u;
+            let ok = vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n);
+            let bb = bias0 + j0 * P.bias_cs;
+            bv[c] = (P.beta / P.alpha) * vec4(select(0.0, BIAS[select(0u, bb, ok.x)], ok.x),
+                                              select(0.0, BIAS[select(0u, bb + P.bias_cs, ok.y)], ok.y),
+                                              select(0.0, BIAS[select(0u, bb + 2u * P.bias_cs, ok.z)], ok.z),
+                                              select(0.0, BIAS[select(0u, bb + 3u * P.bias_cs, ok.w)], ok.w));
+        }
+        for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = bv[q % (TN / 4u)]; }
+    }
     var ra: array<f32, select(LA, 1u, VA)>;
     var rb: array<f32, select(LB, 1u, VB)>;
     var ra4: array<vec4<f32>, select(1u, LA4, VA)>;

@@ -389,6 +389,8 @@ static void read_knobs(wgnn__knobs *k) {
         (g[1] * g[2] * g[4]) % (g[0] * g[1]) == 0 &&
         (g[0] * g[3] * g[4]) % (g[0] * g[1]) == 0) /* whole A and B loads per thread */
         memcpy(k->gemm_tile, g, sizeof g);
+    env = getenv("WGNN_GEMM_BIAS_INIT");
+    k->gemm_bias_init = env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? atoi(env) : -1;
     env = getenv("WGNN_GEMM_SPLIT");
     k->gemm_split = env && atoi(env) >= 1 && atoi(env) <= 64 ? atoi(env) : -1;
     env = getenv("WGNN_GEMV_WG");

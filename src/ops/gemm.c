@@ -64,6 +64,20 @@ uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per
     return lanes < *wg ? lanes : *wg;
 }
 
+/* gemm.wgsl's BIAS_INIT: a bias of one row (bias_rs = 0) starts the
+ * accumulators (as beta / alpha * bias), so the epilogue has none to add.
+ * The 128 x 128 tile takes it (its epilogue with a bias, unrolled, was
+ * slow: see pick_tile); WGNN_GEMM_BIAS_INIT=0 turns it off, =1 puts it on
+ * every tile (measurements). */
+static bool bias_init_ok(const wgnn_context *ctx, const wgnn__gemm *g) {
+    return (g->bias.buf != NULL || g->bias.scratch >= 0) && g->bias_rs == 0 && g->alpha != 0.0f &&
+           ctx->knobs.gemm_bias_init != 0;
+}
+
+static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t tm, uint32_t tn) {
+    return bias_init_ok(ctx, g) && ((tm == 8 && tn == 8) || ctx->knobs.gemm_bias_init == 1);
+}
+
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
@@ -93,7 +107,7 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
          * this tile): products with a bias take the next tile, or (large
          * ones) the plain product and a bias pass (split_count). A
          * transposed A on this tile is unmeasured: left out too. */
-        if (t->tm == 8 && t->tn == 8 && (g->trans_a || has_bias)) continue;
+        if (t->tm == 8 && t->tn == 8 && (g->trans_a || (has_bias && !bias_init_ok(ctx, g)))) continue;
         /* a 128-wide tile that would be over a quarter padding (conv2d's
          * 64 output channels: 3.13 ms on 128 x 64 against 2.37 on 64 x 64) */
         uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
@@ -271,7 +285,7 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
      * 3.85 ms for the plain product) */
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS)
-        return 1 | BIAS_PASS;
+        return bias_init_ok(ctx, g) ? 1 : 1 | BIAS_PASS;
     /* fewer 128 x 128 tiles than that, but still a few waves of them, and a
      * long K: four K slices on that tile, the bias in the reduce. ViT-B/16's
      * fc2 at batch 32 (6304 x 768 x 3072) on the H200: 0.961 -> 0.883 ms
@@ -476,14 +490,15 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
                   (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0) &&
                   bn * t.bk % (4 * nt) == 0;
+        bool binit = bias_init_on(ctx, g, t.tm, t.tn);
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
-                         "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\n"
-                         "const ACT: u32 = %uu;\n",
+                         "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
+                         "const HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
-                         has_bias ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
+                         has_bias && !binit ? "true" : "false", binit ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
