@@ -66,16 +66,21 @@ uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per
 
 /* gemm.wgsl's BIAS_INIT: a bias of one row (bias_rs = 0) starts the
  * accumulators (as beta / alpha * bias), so the epilogue has none to add.
- * The 128 x 128 tile takes it (its epilogue with a bias, unrolled, was
- * slow: see pick_tile); WGNN_GEMM_BIAS_INIT=0 turns it off, =1 puts it on
- * every tile (measurements). */
+ * Tiles other than 128 x 128 take it (their unrolled bias epilogue costs
+ * more: ViT-B/16's out projection at batch 32 on 128 x 64, 6304 x 768 x
+ * 768, 0.260 -> 0.234 ms on the H200). The 128 x 128 tile keeps its bias
+ * pass: with the bias in its accumulators q|k|v (6304 x 2304 x 768) took
+ * 0.654 against 0.637 ms, and an exact GELU in its epilogue loop put the
+ * accumulators in local memory (fc1: 13.1 ms against 0.87;
+ * docs/PERFORMANCE.md, session 6). WGNN_GEMM_BIAS_INIT=0 turns it off, =1
+ * puts it on every tile (measurements). */
 static bool bias_init_ok(const wgnn_context *ctx, const wgnn__gemm *g) {
     return (g->bias.buf != NULL || g->bias.scratch >= 0) && g->bias_rs == 0 && g->alpha != 0.0f &&
            ctx->knobs.gemm_bias_init != 0;
 }
 
 static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t tm, uint32_t tn) {
-    return bias_init_ok(ctx, g) && ((tm == 8 && tn == 8) || ctx->knobs.gemm_bias_init == 1);
+    return bias_init_ok(ctx, g) && (!(tm == 8 && tn == 8) || ctx->knobs.gemm_bias_init == 1);
 }
 
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
@@ -107,7 +112,7 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
          * this tile): products with a bias take the next tile, or (large
          * ones) the plain product and a bias pass (split_count). A
          * transposed A on this tile is unmeasured: left out too. */
-        if (t->tm == 8 && t->tn == 8 && (g->trans_a || (has_bias && !bias_init_ok(ctx, g)))) continue;
+        if (t->tm == 8 && t->tn == 8 && (g->trans_a || (has_bias && ctx->knobs.gemm_bias_init != 1))) continue;
         /* a 128-wide tile that would be over a quarter padding (conv2d's
          * 64 output channels: 3.13 ms on 128 x 64 against 2.37 on 64 x 64) */
         uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
@@ -285,7 +290,7 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
      * 3.85 ms for the plain product) */
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS)
-        return bias_init_ok(ctx, g) ? 1 : 1 | BIAS_PASS;
+        return ctx->knobs.gemm_bias_init == 1 ? 1 : 1 | BIAS_PASS;
     /* fewer 128 x 128 tiles than that, but still a few waves of them, and a
      * long K: four K slices on that tile, the bias in the reduce. ViT-B/16's
      * fc2 at batch 32 (6304 x 768 x 3072) on the H200: 0.961 -> 0.883 ms
