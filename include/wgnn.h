@@ -496,6 +496,24 @@ void wgnn_model_get_info(const wgnn_model *m, wgnn_model_info *info);
  * times every node (see wgnn_graph_profile on wgnn_model_graph). */
 wgnn_status wgnn_model_encode(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height, int64_t width,
                               int profile);
+/* Pipelined encodes, for a stream of inputs: wgnn_model_encode_submit
+ * checks and uploads pixel_values as wgnn_model_encode does and submits the
+ * run without waiting for the GPU, so that the host uploads and records the
+ * next run while the GPU works on this one; wgnn_model_encode_fetch waits
+ * for the oldest run in flight and copies its outputs to last_hidden_state
+ * and pooler_output (either may be NULL, with its bytes ignored; bytes as
+ * wgnn_model_output_desc gives them; pooler_output on a model without one:
+ * WGNN_ERR_UNSUPPORTED). At most two runs are in flight: a third submit is
+ * an error, as is another input shape while runs are in flight, and
+ * wgnn_model_encode before they are fetched. A fetch that fails on the GPU
+ * still takes its run out of flight; a fetch with wrong arguments does not.
+ * Example (two inputs ahead):
+ *     submit(x0); submit(x1); fetch(y0); submit(x2); fetch(y1); fetch(y2);
+ */
+wgnn_status wgnn_model_encode_submit(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height,
+                                     int64_t width);
+wgnn_status wgnn_model_encode_fetch(wgnn_model *m, float *last_hidden_state, size_t bytes, float *pooler_output,
+                                    size_t pooled_bytes);
 /* Shape of an output of the last encode; WGNN_ERR_UNSUPPORTED for a pooler
  * output the model does not have. */
 wgnn_status wgnn_model_output_desc(const wgnn_model *m, wgnn_model_output which, wgnn_desc *out);

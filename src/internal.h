@@ -335,21 +335,30 @@ wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, 
  * call's error, unmaps. On a failed wait the buffer may still map later:
  * reuse it no more (a parked record keeps it alive). */
 wgnn_status wgnn__map_read(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, void *dst, size_t n, const char *what);
+/* wgnn__map_read with n_dst pieces: len[i] bytes at off[i] to dst[i] (NULL:
+ * skipped). */
+wgnn_status wgnn__map_read_n(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, int n_dst, void *const *dst,
+                             const uint64_t *off, const size_t *len, const char *what);
 /* A map callback filling a wgnn__cb (status, message). */
 void wgnn__on_map(WGPUMapAsyncStatus status, WGPUStringView message, void *u1, void *u2);
 /* Turns set data-error words (read back from the GPU) into the call's
  * error, and clears them. */
 wgnn_status wgnn__data_error(wgnn_context *ctx, const uint32_t w[4]);
 
-/* Async graph runs (the decoders' pipelined steps): wgnn__graph_submit
- * records and submits a run of g without waiting, ending with a copy of
- * value v (an input or output) into read-back slot `slot` (0 or 1);
- * wgnn__graph_fetch waits for that run and copies v's bytes out (data errors
- * of the run come back with it). The next submit may go in before the
- * fetch of the last one, into the other slot. Both take the context's
- * thread guard, as the public calls do. */
+/* Async graph runs (the decoders' pipelined steps, the encoders'
+ * wgnn_model_encode_submit): wgnn__graph_submit records and submits a run
+ * of g without waiting, ending with a copy of value v (an input or output)
+ * into read-back slot `slot` (0 or 1); wgnn__graph_fetch waits for that run
+ * and copies v's bytes out (data errors of the run come back with it). The
+ * next submit may go in before the fetch of the last one, into the other
+ * slot. The _n forms take up to WGNN__STAGE_MAX values (fetch: data[i] gets
+ * value i's bytes[i] bytes, NULL skips it). All take the context's thread
+ * guard, as the public calls do. */
+#define WGNN__STAGE_MAX 4
 wgnn_status wgnn__graph_submit(wgnn_graph *g, wgnn_value v, int slot);
 wgnn_status wgnn__graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes);
+wgnn_status wgnn__graph_submit_n(wgnn_graph *g, const wgnn_value *v, int n, int slot);
+wgnn_status wgnn__graph_fetch_n(wgnn_graph *g, int slot, int n, void *const *data, const size_t *bytes);
 
 /* ---- dispatch math (gpu/dispatch.c) --------------------------------------- */
 

@@ -178,6 +178,73 @@ static void check_model(wgnn_context *ctx, const char *name, wgnn_model_weights 
 /* A folder holding the vit fixture's files with config.json's text edited
  * (find -> repl, when find is not NULL) and model.safetensors cut to
  * st_len bytes (0: whole). */
+/* wgnn_model_encode_submit / _fetch: two runs in flight, outputs as the
+ * stored references and as wgnn_model_encode's, and the misuse errors. */
+static void pipelined(wgnn_context *ctx, const char *name) {
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/tests/models/%s", g_root, name);
+    wgnn_model *m = NULL;
+    wgnn_npy x, last, pool;
+    if (wgnn_model_load(ctx, dir, NULL, &m) != WGNN_OK) {
+        CHECK(0, "%s: load: %s", name, wgnn_context_error(ctx));
+        return;
+    }
+    if (!load_npy(name, "input.npy", &x) || !load_npy(name, "last_hidden_state.npy", &last) ||
+        !load_npy(name, "pooler_output.npy", &pool)) {
+        wgnn_model_destroy(m);
+        return;
+    }
+    int64_t B = x.dims[0], H = x.dims[2], W = x.dims[3];
+    float *x2 = malloc((size_t)x.numel * sizeof *x2);
+    for (uint64_t i = 0; i < x.numel; i++) x2[i] = 0.5f * ((const float *)x.data)[i] - 0.25f;
+    size_t nl = (size_t)last.numel * sizeof(float), np = (size_t)pool.numel * sizeof(float);
+    float *want2 = malloc(nl), *want2p = malloc(np), *got = malloc(nl), *gotp = malloc(np);
+    /* the second input's outputs from a plain encode */
+    CHECK(wgnn_model_encode(m, x2, B, H, W, 0) == WGNN_OK, "%s: encode x2", name);
+    CHECK(wgnn_model_read_output(m, WGNN_MODEL_LAST_HIDDEN_STATE, want2, nl) == WGNN_OK, "read");
+    CHECK(wgnn_model_read_output(m, WGNN_MODEL_POOLER_OUTPUT, want2p, np) == WGNN_OK, "read pooled");
+    double err = 0;
+
+    CHECK(wgnn_model_encode_fetch(m, got, nl, gotp, np) == WGNN_ERR_INVALID_ARGUMENT, "%s: fetch with none in flight",
+          name);
+    CHECK(wgnn_model_encode_submit(m, x.data, B, H, W) == WGNN_OK, "%s: submit 0: %s", name, wgnn_context_error(ctx));
+    CHECK(wgnn_model_encode_submit(m, x2, B, H, W) == WGNN_OK, "%s: submit 1: %s", name, wgnn_context_error(ctx));
+    CHECK(wgnn_model_encode_submit(m, x.data, B, H, W) == WGNN_ERR_INVALID_ARGUMENT, "%s: a third submit", name);
+    CHECK(strstr(wgnn_context_error(ctx), "two runs are in flight") != NULL, "message: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_model_encode(m, x.data, B, H, W, 0) == WGNN_ERR_INVALID_ARGUMENT, "%s: encode with runs in flight",
+          name);
+    CHECK(wgnn_model_encode_fetch(m, got, nl - 4, NULL, 0) == WGNN_ERR_INVALID_ARGUMENT, "%s: fetch, wrong bytes",
+          name);
+    /* run 0 is still in flight after the bad fetch */
+    CHECK(wgnn_model_encode_fetch(m, got, nl, gotp, np) == WGNN_OK, "%s: fetch 0: %s", name, wgnn_context_error(ctx));
+    CHECK(tu_close(got, last.data, last.numel, ATOL, RTOL, &err), "%s: run 0 last_hidden_state: %.3g", name, err);
+    CHECK(tu_close(gotp, pool.data, pool.numel, ATOL, RTOL, &err), "%s: run 0 pooler_output: %.3g", name, err);
+    /* another shape while run 1 is in flight */
+    CHECK(wgnn_model_encode_submit(m, x.data, 1, H, W) == WGNN_ERR_INVALID_ARGUMENT, "%s: another shape in flight",
+          name);
+    CHECK(strstr(wgnn_context_error(ctx), "in flight") != NULL, "message: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_model_encode_submit(m, x.data, B, H, W) == WGNN_OK, "%s: submit 2", name);
+    CHECK(wgnn_model_encode_fetch(m, got, nl, gotp, np) == WGNN_OK, "%s: fetch 1", name);
+    CHECK(!memcmp(got, want2, nl) && !memcmp(gotp, want2p, np), "%s: run 1 equals wgnn_model_encode's outputs", name);
+    memset(got, 0, nl);
+    CHECK(wgnn_model_encode_fetch(m, got, nl, NULL, 0) == WGNN_OK, "%s: fetch 2 (no pooler_output)", name);
+    CHECK(tu_close(got, last.data, last.numel, ATOL, RTOL, &err), "%s: run 2 last_hidden_state: %.3g", name, err);
+    printf("  %-48s max |diff| %.3g\n", "pipelined runs", err);
+    /* nothing in flight: the plain calls and another shape work again */
+    CHECK(wgnn_model_encode_submit(m, x.data, 1, H, W) == WGNN_OK, "%s: submit batch 1", name);
+    CHECK(wgnn_model_encode_fetch(m, NULL, 0, NULL, 0) == WGNN_OK, "%s: fetch dropping the outputs", name);
+    CHECK(wgnn_model_encode(m, x.data, B, H, W, 0) == WGNN_OK, "%s: encode after the pipeline", name);
+    free(x2);
+    free(want2);
+    free(want2p);
+    free(got);
+    free(gotp);
+    wgnn_npy_free(&x);
+    wgnn_npy_free(&last);
+    wgnn_npy_free(&pool);
+    wgnn_model_destroy(m);
+}
+
 static void make_folder(const char *dir, const char *model, const char *find, const char *repl, size_t st_len) {
     char src[1200], dst[1200];
     size_t len;
@@ -305,6 +372,8 @@ int main(int argc, char **argv) {
     /* float16 linear weights: the weights' own rounding (2^-11 relative) sets the bound */
     check_model(ctx, "vit", WGNN_MODEL_WEIGHTS_F16, 2e-2, 2e-2);
     check_model(ctx, "siglip", WGNN_MODEL_WEIGHTS_F16, 2e-2, 2e-2);
+    pipelined(ctx, "vit");
+    pipelined(ctx, "siglip");
     broken_folders(ctx);
     wgnn_context_destroy(ctx);
     return tu_finish();

@@ -378,7 +378,8 @@ wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, 
     return s;
 }
 
-wgnn_status wgnn__map_read(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, void *dst, size_t n, const char *what) {
+wgnn_status wgnn__map_read_n(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, int n_dst, void *const *dst,
+                             const uint64_t *off, const size_t *len, const char *what) {
     wgnn__cb *r = wgnn__cb_new();
     if (!r) return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "%s: out of host memory", what);
     wgpuBufferAddRef(buf);
@@ -398,7 +399,8 @@ wgnn_status wgnn__map_read(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, 
         if (p) {
             uint32_t w[4];
             memcpy(w, p + err_off, sizeof w);
-            if (dst && n) memcpy(dst, p, n);
+            for (int i = 0; i < n_dst; i++)
+                if (dst[i] && len[i]) memcpy(dst[i], p + off[i], len[i]);
             s = wgnn__check_health(ctx);
             if (s == WGNN_OK) s = wgnn__data_error(ctx, w);
         } else {
@@ -408,6 +410,11 @@ wgnn_status wgnn__map_read(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, 
     }
     wgnn__cb_free(r); /* drops its reference */
     return s;
+}
+
+wgnn_status wgnn__map_read(wgnn_context *ctx, WGPUBuffer buf, uint64_t err_off, void *dst, size_t n, const char *what) {
+    uint64_t off = 0;
+    return wgnn__map_read_n(ctx, buf, err_off, 1, &dst, &off, &n, what);
 }
 
 /* ---- timing --------------------------------------------------------------------- */

@@ -56,7 +56,11 @@ struct wgnn_graph {
     int runs;
     double last_record_ms, last_wait_ms; /* host time of the last run */
     WGPUBuffer stage[2];                 /* wgnn__graph_submit's read-back slots (MapRead) */
-    uint64_t stage_bytes[2];             /* their data bytes (the data-error words follow, 16-aligned) */
+    uint64_t stage_size[2];              /* their sizes */
+    int stage_n[2];                      /* values of the run in each slot, their bytes and offsets */
+    wgnn_value stage_v[2][WGNN__STAGE_MAX];
+    uint64_t stage_bytes[2][WGNN__STAGE_MAX], stage_off[2][WGNN__STAGE_MAX];
+    uint64_t stage_err[2];               /* where the data-error words follow them (16-aligned) */
 
     gpool *pool;
     int n_pool;

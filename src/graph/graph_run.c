@@ -96,11 +96,10 @@ static wgnn_status run_prologue(wgnn_graph *g, bool timed) {
 
 /* Records the nodes (in pieces of ctx->knobs.graph_chunk dispatches, each
  * submitted as soon as it is recorded; one pass per node with timestamps
- * when timed) and submits them. copy_src (may be NULL): copied at the end
- * of the run into stage, with the context's data-error words after it at
- * offset err_off (an async run's read-back). */
-static wgnn_status record_submit(wgnn_graph *g, bool timed, WGPUBuffer copy_src, uint64_t copy_bytes, WGPUBuffer stage,
-                                 uint64_t err_off) {
+ * when timed) and submits them. slot >= 0 (an async run's read-back): the
+ * values of g->stage_*[slot] are copied at the end of the run into that
+ * slot's buffer, with the context's data-error words after them. */
+static wgnn_status record_submit(wgnn_graph *g, bool timed, int slot) {
     wgnn_context *ctx = g->ctx;
     wgnn_status s;
     wgnn__scope_push(ctx);
@@ -113,7 +112,7 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, WGPUBuffer copy_src,
      * keeps the GPU busy while it is recorded, and pieces only add submit
      * boundaries (a Qwen3-0.6B step on the H200: 1.58 ms one submit, 1.62
      * every 40 dispatches) */
-    uint32_t chunk = timed || (copy_src && !ctx->knobs.graph_chunk_set) ? 0 : ctx->knobs.graph_chunk;
+    uint32_t chunk = timed || (slot >= 0 && !ctx->knobs.graph_chunk_set) ? 0 : ctx->knobs.graph_chunk;
     WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
     bool enc_ok = enc != NULL;
@@ -167,9 +166,12 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, WGPUBuffer copy_src,
                 wgpuCommandEncoderResolveQuerySet(enc, g->qsets[k], 0, cnt, g->resolve, (uint64_t)k * QSET_CAP * 8u);
             }
         }
-        if (enc && copy_src) {
-            wgpuCommandEncoderCopyBufferToBuffer(enc, copy_src, 0, stage, 0, copy_bytes);
-            wgpuCommandEncoderCopyBufferToBuffer(enc, wgnn__data_error_buffer(ctx), 0, stage, err_off, 16);
+        if (enc && slot >= 0) {
+            for (int i = 0; i < g->stage_n[slot]; i++)
+                wgpuCommandEncoderCopyBufferToBuffer(enc, g->v[g->stage_v[slot][i]].t->buf, 0, g->stage[slot],
+                                                     g->stage_off[slot][i], (g->stage_bytes[slot][i] + 3u) & ~3ull);
+            wgpuCommandEncoderCopyBufferToBuffer(enc, wgnn__data_error_buffer(ctx), 0, g->stage[slot],
+                                                 g->stage_err[slot], 16);
         }
         if (enc) wgnn__finish_submit(ctx, enc);
     }
@@ -186,7 +188,7 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
     wgnn_context *ctx = g->ctx;
     bool timed = profile && ctx->has_timestamps && g->n_nodes > 0;
     wgnn_status s = run_prologue(g, timed);
-    if (s == WGNN_OK) s = record_submit(g, timed, NULL, 0, NULL, 0);
+    if (s == WGNN_OK) s = record_submit(g, timed, -1);
     if (s != WGNN_OK) return s;
     double t1 = now_ms();
 
@@ -288,57 +290,86 @@ wgnn_status wgnn_graph_tensor(wgnn_graph *g, wgnn_value v, wgnn_tensor **out) {
 
 /* ---- async runs -------------------------------------------------------------------- */
 
-static uint64_t stage_err_off(uint64_t bytes) { return (((bytes + 3u) & ~3ull) + 15u) & ~15ull; }
+static uint64_t round16(uint64_t x) { return (x + 15u) & ~15ull; }
 
-static wgnn_status graph_submit(wgnn_graph *g, wgnn_value v, int slot) {
+static wgnn_status graph_submit(wgnn_graph *g, const wgnn_value *v, int n, int slot) {
     wgnn_context *ctx = g->ctx;
-    wgnn_status s = check_value(g, v, "graph_submit");
+    if (slot < 0 || slot > 1 || n < 1 || n > WGNN__STAGE_MAX || !v)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_submit: slot %d or %d values out of range", slot, n);
+    uint64_t off[WGNN__STAGE_MAX], bytes[WGNN__STAGE_MAX], end = 0;
+    for (int i = 0; i < n; i++) {
+        wgnn_status s = check_value(g, v[i], "graph_submit");
+        if (s != WGNN_OK) return s;
+        const gvalue *x = &g->v[v[i]];
+        if (!(x->output || x->kind == V_INPUT) || !x->t)
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_submit: value %d is not an input or output",
+                             (int)v[i]);
+        off[i] = end;
+        bytes[i] = x->nbytes;
+        end = round16(end + x->nbytes);
+    }
+    wgnn_status s = run_prologue(g, false);
     if (s != WGNN_OK) return s;
-    const gvalue *x = &g->v[v];
-    if (slot < 0 || slot > 1 || !(x->output || x->kind == V_INPUT) || !x->t)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_submit: value %d is not an input or output, or slot %d",
-                         (int)v, slot);
-    if ((s = run_prologue(g, false)) != WGNN_OK) return s;
-    uint64_t bytes = (x->nbytes + 3u) & ~3ull, err_off = stage_err_off(x->nbytes);
-    if (!g->stage[slot] || g->stage_bytes[slot] != x->nbytes) {
+    uint64_t size = end + 16u;
+    if (!g->stage[slot] || g->stage_size[slot] != size) {
         if (g->stage[slot]) wgpuBufferRelease(g->stage[slot]);
         g->stage[slot] = NULL;
-        s = wgnn__buffer_create(ctx, err_off + 16u, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst,
-                                "graph read-back slot", &g->stage[slot]);
+        s = wgnn__buffer_create(ctx, size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, "graph read-back slot",
+                                &g->stage[slot]);
         if (s != WGNN_OK) return s;
-        g->stage_bytes[slot] = x->nbytes;
+        g->stage_size[slot] = size;
     }
-    s = record_submit(g, false, x->t->buf, bytes, g->stage[slot], err_off);
+    g->stage_n[slot] = n;
+    for (int i = 0; i < n; i++) {
+        g->stage_v[slot][i] = v[i];
+        g->stage_off[slot][i] = off[i];
+        g->stage_bytes[slot][i] = bytes[i];
+    }
+    g->stage_err[slot] = end;
+    s = record_submit(g, false, slot);
     if (s == WGNN_OK) g->runs++;
+    else g->stage_n[slot] = 0;
     return s;
 }
 
-wgnn_status wgnn__graph_submit(wgnn_graph *g, wgnn_value v, int slot) {
+wgnn_status wgnn__graph_submit_n(wgnn_graph *g, const wgnn_value *v, int n, int slot) {
     if (!g) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = wgnn__enter(g->ctx);
     if (s != WGNN_OK) return s;
-    return wgnn__leave(g->ctx, graph_submit(g, v, slot));
+    return wgnn__leave(g->ctx, graph_submit(g, v, n, slot));
 }
 
-static wgnn_status graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes) {
+wgnn_status wgnn__graph_submit(wgnn_graph *g, wgnn_value v, int slot) { return wgnn__graph_submit_n(g, &v, 1, slot); }
+
+static wgnn_status graph_fetch(wgnn_graph *g, int slot, int n, void *const *data, const size_t *bytes) {
     wgnn_context *ctx = g->ctx;
-    if (slot < 0 || slot > 1 || !g->stage[slot] || bytes != g->stage_bytes[slot])
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_fetch: slot %d holds no run of %zu bytes", slot, bytes);
+    bool ok = slot >= 0 && slot <= 1 && g->stage[slot] && n == g->stage_n[slot] && data && bytes;
+    for (int i = 0; ok && i < n; i++) ok = !data[i] || bytes[i] == g->stage_bytes[slot][i];
+    if (!ok)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_fetch: slot %d holds no run of those %d values", slot,
+                         n);
     double t0 = now_ms();
-    wgnn_status s = wgnn__map_read(ctx, g->stage[slot], stage_err_off(bytes), data, bytes, "graph_fetch");
+    wgnn_status s = wgnn__map_read_n(ctx, g->stage[slot], g->stage_err[slot], n, data, g->stage_off[slot], bytes,
+                                     "graph_fetch");
     if (s == WGNN_ERR_TIMEOUT || s == WGNN_ERR_GPU) { /* the slot may still be mapping: a fresh one next time */
         wgpuBufferRelease(g->stage[slot]);
         g->stage[slot] = NULL;
     }
+    g->stage_n[slot] = 0;
     g->last_wait_ms = now_ms() - t0;
     return s;
 }
 
-wgnn_status wgnn__graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes) {
-    if (!g || !data) return WGNN_ERR_INVALID_ARGUMENT;
+wgnn_status wgnn__graph_fetch_n(wgnn_graph *g, int slot, int n, void *const *data, const size_t *bytes) {
+    if (!g) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = wgnn__enter(g->ctx);
     if (s != WGNN_OK) return s;
-    return wgnn__leave(g->ctx, graph_fetch(g, slot, data, bytes));
+    return wgnn__leave(g->ctx, graph_fetch(g, slot, n, data, bytes));
+}
+
+wgnn_status wgnn__graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes) {
+    if (!data) return WGNN_ERR_INVALID_ARGUMENT;
+    return wgnn__graph_fetch_n(g, slot, 1, &data, &bytes);
 }
 
 /* ---- stats, profile, destroy ----------------------------------------------------- */

@@ -296,21 +296,30 @@ void wgnn_model_get_info(const wgnn_model *m, wgnn_model_info *info) {
     if (m && info) *info = m->info;
 }
 
-wgnn_status wgnn_model_encode(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height, int64_t width,
-                              int profile) {
-    if (!m) return WGNN_ERR_INVALID_ARGUMENT;
+/* Checks an input, builds the graph of its shape (unless it is the last
+ * one's) and uploads it. what names the call in messages. */
+static wgnn_status prepare(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height, int64_t width,
+                           const char *what) {
     const wgnn_model_info *in = &m->info;
-    if (!pixel_values) return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_model_encode: pixel_values is NULL");
+    if (!pixel_values) return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: pixel_values is NULL", what);
     if (batch < 1 || batch > 65536)
-        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_model_encode: batch %lld is not in [1, 65536]",
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: batch %lld is not in [1, 65536]", what,
                          (long long)batch);
     if (height < in->patch_size || width < in->patch_size || height > 65536 || width > 65536 ||
         height % in->patch_size || width % in->patch_size)
         return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
-                         "wgnn_model_encode: image size %lldx%lld (height x width) must be a positive multiple of "
+                         "%s: image size %lldx%lld (height x width) must be a positive multiple of "
                          "the patch size %d (at most 65536)",
-                         (long long)height, (long long)width, in->patch_size);
-    if (!m->g || m->g_batch != batch || m->g_height != height || m->g_width != width) {
+                         what, (long long)height, (long long)width, in->patch_size);
+    bool same = m->g && m->g_batch == batch && m->g_height == height && m->g_width == width;
+    if (!same && m->inflight > 0)
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "%s: %d run%s of input [%lld,%d,%lld,%lld] %s in flight: fetch %s with "
+                         "wgnn_model_encode_fetch before another input shape",
+                         what, m->inflight, m->inflight > 1 ? "s" : "", (long long)m->g_batch, in->num_channels,
+                         (long long)m->g_height, (long long)m->g_width, m->inflight > 1 ? "are" : "is",
+                         m->inflight > 1 ? "them" : "it");
+    if (!same) {
         wgnn_graph_destroy(m->g);
         m->g = NULL;
         wgnn_status s = wgnn__vit_build(m, batch, height, width);
@@ -324,9 +333,70 @@ wgnn_status wgnn_model_encode(wgnn_model *m, const float *pixel_values, int64_t 
         m->g_width = width;
     }
     uint64_t bytes = (uint64_t)batch * (uint64_t)in->num_channels * (uint64_t)height * (uint64_t)width * sizeof(float);
-    wgnn_status s = wgnn_graph_set_input(m->g, m->v_in, pixel_values, (size_t)bytes);
+    return wgnn_graph_set_input(m->g, m->v_in, pixel_values, (size_t)bytes);
+}
+
+wgnn_status wgnn_model_encode(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height, int64_t width,
+                              int profile) {
+    if (!m) return WGNN_ERR_INVALID_ARGUMENT;
+    if (m->inflight > 0)
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "wgnn_model_encode: %d run%s of wgnn_model_encode_submit not fetched yet: fetch them first "
+                         "(wgnn_model_encode_fetch)",
+                         m->inflight, m->inflight > 1 ? "s" : "");
+    wgnn_status s = prepare(m, pixel_values, batch, height, width, "wgnn_model_encode");
     if (s == WGNN_OK) s = wgnn_graph_run(m->g, profile);
     return s;
+}
+
+wgnn_status wgnn_model_encode_submit(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height,
+                                     int64_t width) {
+    if (!m) return WGNN_ERR_INVALID_ARGUMENT;
+    if (m->inflight >= 2)
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "wgnn_model_encode_submit: two runs are in flight already: fetch one first "
+                         "(wgnn_model_encode_fetch)");
+    wgnn_status s = prepare(m, pixel_values, batch, height, width, "wgnn_model_encode_submit");
+    if (s != WGNN_OK) return s;
+    wgnn_value v[2] = {m->v_last, m->v_pool};
+    s = wgnn__graph_submit_n(m->g, v, m->v_pool >= 0 ? 2 : 1, (m->slot_oldest + m->inflight) % 2);
+    if (s == WGNN_OK) m->inflight++;
+    return s;
+}
+
+static uint64_t f32_bytes(const wgnn_desc *d) {
+    uint64_t n = 4;
+    for (int i = 0; i < d->rank; i++) n *= (uint64_t)d->dims[i];
+    return n;
+}
+
+wgnn_status wgnn_model_encode_fetch(wgnn_model *m, float *last_hidden_state, size_t bytes, float *pooler_output,
+                                    size_t pooled_bytes) {
+    if (!m) return WGNN_ERR_INVALID_ARGUMENT;
+    if (m->inflight == 0)
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "wgnn_model_encode_fetch: no run in flight (wgnn_model_encode_submit starts one)");
+    if (pooler_output && m->v_pool < 0)
+        return wgnn__err(m->ctx, WGNN_ERR_UNSUPPORTED, "%s: this model has no pooler output", m->dir);
+    wgnn_desc d[2];
+    wgnn_status s = wgnn_graph_desc(m->g, m->v_last, &d[0]);
+    if (s == WGNN_OK && m->v_pool >= 0) s = wgnn_graph_desc(m->g, m->v_pool, &d[1]);
+    if (s != WGNN_OK) return s;
+    if (last_hidden_state && bytes != f32_bytes(&d[0]))
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "wgnn_model_encode_fetch: %zu bytes given for last_hidden_state, it holds %llu", bytes,
+                         (unsigned long long)f32_bytes(&d[0]));
+    if (pooler_output && pooled_bytes != f32_bytes(&d[1]))
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "wgnn_model_encode_fetch: %zu bytes given for pooler_output, it holds %llu", pooled_bytes,
+                         (unsigned long long)f32_bytes(&d[1]));
+    void *dst[2] = {last_hidden_state, pooler_output};
+    size_t len[2] = {last_hidden_state ? bytes : 0, pooler_output ? pooled_bytes : 0};
+    /* the run leaves the pipeline whatever the outcome of the wait */
+    int slot = m->slot_oldest;
+    m->slot_oldest ^= 1;
+    m->inflight--;
+    return wgnn__graph_fetch_n(m->g, slot, m->v_pool >= 0 ? 2 : 1, dst, len);
 }
 
 static wgnn_value output_value(const wgnn_model *m, wgnn_model_output which) {

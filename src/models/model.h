@@ -40,6 +40,8 @@ struct wgnn_model {
     wgnn_graph *g;
     int64_t g_batch, g_height, g_width;
     wgnn_value v_in, v_last, v_pool;
+    int inflight;             /* wgnn_model_encode_submit runs not fetched yet (0..2) */
+    int slot_oldest;          /* the read-back slot of the oldest of them */
 };
 
 /* The uploaded weight called name, or NULL. */
