@@ -30,11 +30,9 @@
 // TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
 // tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
-// halves, two a u32, four a load with VB), fn store_all(acc, i0,
+// halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
-// bias), and with XU fn mul_x(&acc, a, b): one k step's FMAs written out
-// (the 16-wide register tiles: as loops, the compiler put their
-// accumulators in local memory).
+// bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
 // (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res (f32; a dummy
 // when !HAS_RES).
@@ -203,14 +201,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 var b: array<vec4<f32>, TN / 4u>;
                 for (var r4 = 0u; r4 < TM / 4u; r4++) { a[r4] = AS[kk * (SA / 4u) + ty * (TM / 4u) + r4]; }
                 for (var c = 0u; c < TN / 4u; c++) { b[c] = BS[kk * (SB / 4u) + c * WX + tx]; }
-                if (XU) { // written out by the prelude: constant indices only
-                    mul_x(&acc, a, b);
-                } else {
-                    for (var r = 0u; r < TM; r++) {
-                        let av = vec4(a[r / 4u][r % 4u]);
-                        for (var c = 0u; c < TN / 4u; c++) {
-                            acc[r * (TN / 4u) + c] = fma(av, b[c], acc[r * (TN / 4u) + c]);
-                        }
+                for (var r = 0u; r < TM; r++) {
+                    let av = vec4(a[r / 4u][r % 4u]);
+                    for (var c = 0u; c < TN / 4u; c++) {
+                        acc[r * (TN / 4u) + c] = fma(av, b[c], acc[r * (TN / 4u) + c]);
                     }
                 }
             }
@@ -220,7 +214,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let c_base = P.c_off + wid.z * P.c_bs;
     let bias_base = P.bias_off + wid.z * P.bias_bs;
     res_base = P.res_off + wid.z * P.res_bs;
-    if (HAS_BIAS || XU) {
+    if (HAS_BIAS) {
         store_all(acc, m0 + ty * TM, n0 + tx * 4u, c_base, bias_base);
     } else {
         // as a loop: every tile compiles it unrolled (the 128 x 128 tile's

@@ -461,7 +461,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     gemm_tile t = pick_tile(ctx, g);
-    char pre[12288];
+    char pre[4096];
     /* gemv4: each lane walks its row of k / 4 pieces in at most two steps
      * of U pieces (U in flight a lane, WGNN_GEMV_UNROLL) */
     bool v4 = gemv4_ok(g, &t);
@@ -495,18 +495,15 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
                   (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0) &&
                   bn * t.bk % (4 * nt) == 0;
-        /* register tiles past 8 x 8: the k step's FMAs and the epilogue
-         * written out (XU) */
-        bool xu = t.tm * t.tn > 64;
-        bool binit = !xu && bias_init_on(ctx, g, t.tm, t.tn);
+        bool binit = bias_init_on(ctx, g, t.tm, t.tn);
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
-                         "const XU: bool = %s;\nconst VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
+                         "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
                          "const HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
-                         g->trans_b ? "true" : "false", xu ? "true" : "false", va ? "true" : "false",
-                         vb ? "true" : "false", has_bias && !binit ? "true" : "false", binit ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
+                         g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
+                         has_bias && !binit ? "true" : "false", binit ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
@@ -521,17 +518,6 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                 n += snprintf(pre + n, sizeof pre - (size_t)n,
                               "    put(i0 + %uu, j0 + %uu, acc[%uu], c_base, bias_base);\n", r, c * t.wx * 4u,
                               r * (t.tn / 4u) + c);
-        n += snprintf(pre + n, sizeof pre - (size_t)n, "}\n");
-        n += snprintf(pre + n, sizeof pre - (size_t)n,
-                      "fn mul_x(acc: ptr<function, array<vec4<f32>, %uu>>, a: array<vec4<f32>, %uu>, "
-                      "b: array<vec4<f32>, %uu>) {\n",
-                      t.tm * t.tn / 4u, t.tm / 4u, t.tn / 4u);
-        for (uint32_t r = 0; xu && r < t.tm; r++) {
-            n += snprintf(pre + n, sizeof pre - (size_t)n, "    let a%u = vec4(a[%uu].%c);\n", r, r / 4u, "xyzw"[r % 4u]);
-            for (uint32_t c = 0; c < t.tn / 4u; c++)
-                n += snprintf(pre + n, sizeof pre - (size_t)n, "    (*acc)[%uu] = fma(a%u, b[%uu], (*acc)[%uu]);\n",
-                              r * (t.tn / 4u) + c, r, c, r * (t.tn / 4u) + c);
-        }
         n += snprintf(pre + n, sizeof pre - (size_t)n, "}\n");
         if ((size_t)n >= sizeof pre)
             return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "gemm: a %u x %u register tile is more than the kernel takes",
