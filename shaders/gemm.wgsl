@@ -27,12 +27,16 @@
 // multiples of 4 and a tile splits into whole vec4s a thread.
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
+// EPI_SMEM, TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
 // tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
-// bias).
+// bias), and fn epilogue_smem(&acc, cs0, th, tid, m0, n0, c_base,
+// bias_base): for each column part c and row half h, the threads of that
+// half (th == h) put acc[r * TN / 4 + c] into CS[cs0 + r * SCS] (constant
+// indices), then a barrier and epi_part(c, h, ...) (a stub without
+// EPI_SMEM).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
 // (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res (f32; a dummy
 // when !HAS_RES).
@@ -60,6 +64,13 @@ const LB4: u32 = BN * BK / (4u * NT);
 
 var<workgroup> AS: array<vec4<f32>, BK * SA / 4u>;
 var<workgroup> BS: array<vec4<f32>, BK * SB / 4u>;
+// EPI_SMEM: the epilogue goes through workgroup memory, one part (WX
+// quads of each of half the rows) at a time, so that its code (bias, activation,
+// residual) runs in a loop over elements, not over the accumulators: an
+// unrolled epilogue with a bias, or an activation in the loop, took the 128
+// x 128 tile past 128 registers or put its accumulators in local memory.
+const SCS: u32 = WX + 1u; // vec4s per row of CS (padded)
+var<workgroup> CS: array<vec4<f32>, select(1u, BM / 2u * SCS, EPI_SMEM)>;
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
@@ -214,7 +225,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let c_base = P.c_off + wid.z * P.c_bs;
     let bias_base = P.bias_off + wid.z * P.bias_bs;
     res_base = P.res_off + wid.z * P.res_bs;
-    if (HAS_BIAS) {
+    if (EPI_SMEM) {
+        epilogue_smem(&acc, (ty % (WY / 2u)) * TM * SCS + tx, ty / (WY / 2u), tid, m0, n0, c_base, bias_base);
+    } else if (HAS_BIAS) {
         store_all(acc, m0 + ty * TM, n0 + tx * 4u, c_base, bias_base);
     } else {
         // as a loop: every tile compiles it unrolled (the 128 x 128 tile's
@@ -224,6 +237,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 put(m0 + ty * TM + r, n0 + (c * WX + tx) * 4u, acc[r * (TN / 4u) + c], c_base, bias_base);
             }
         }
+    }
+}
+
+// EPI_SMEM's second step for column part c of row half h (the prelude's
+// epilogue_smem stages that part of the accumulators of the threads of
+// that half in CS, then calls this): each thread takes quads of CS in row
+// order, consecutive threads consecutive quads of a row.
+fn epi_part(c: u32, h: u32, tid: u32, m0: u32, n0: u32, c_base: u32, bias_base: u32) {
+    for (var l = 0u; l < BM / 2u * WX / NT; l++) {
+        let e = tid + l * NT;
+        let row = e / WX;
+        let q = e % WX;
+        put(m0 + h * (BM / 2u) + row, n0 + (c * WX + q) * 4u, CS[row * SCS + q], c_base, bias_base);
     }
 }
 
