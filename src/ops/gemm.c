@@ -84,16 +84,20 @@ static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t 
 }
 
 /* gemm.wgsl's EPI_SMEM: the 128 x 128 tile's epilogue through workgroup
- * memory, for products with a bias, activation or residual (before, those
- * ran plain on that tile and took a bias pass after, or another tile), where
- * the device has the workgroup memory. WGNN_GEMM_EPI=0 turns it off, =1
- * puts plain products through it too (measurements). */
-static bool epi_smem_on(const wgnn_context *ctx, const wgnn__gemm *g, const gemm_tile *t) {
-    if (t->gemv_mr || t->tm != 8 || t->tn != 8 || ctx->knobs.gemm_epi == 0) return false;
+ * memory (the A and B tiles' own, in EPI_P row parts), for products with a
+ * bias, activation or residual (before, those ran plain on that tile and
+ * took a bias pass after, or another tile). Returns EPI_P, 0 for off.
+ * WGNN_GEMM_EPI=0 turns it off, =1 puts plain products through it too
+ * (measurements). */
+static uint32_t epi_parts(const wgnn_context *ctx, const wgnn__gemm *g, const gemm_tile *t) {
+    if (t->gemv_mr || t->tm != 8 || t->tn != 8 || ctx->knobs.gemm_epi == 0) return 0;
     bool extra = g->bias.buf != NULL || g->bias.scratch >= 0 || g->act != WGNN__ACT_NONE || g->res.buf != NULL;
-    uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
-    uint64_t smem = (uint64_t)t->bk * ((bm + 4) + (bn + 4)) * 4 + bm / 2 * (t->wx + 1) * 16;
-    return (extra || ctx->knobs.gemm_epi == 1) && smem <= ctx->limits.maxComputeWorkgroupStorageSize;
+    if (!extra && ctx->knobs.gemm_epi != 1) return 0;
+    uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn, nt = (uint64_t)t->wx * t->wy;
+    uint64_t room = (uint64_t)t->bk * (bm + 4) / 4 + (uint64_t)t->bk * (bn + 4) / 4; /* vec4s */
+    for (uint32_t p = 1; p <= t->wy; p *= 2)
+        if (t->wy % p == 0 && bm / p * t->wx <= room && bm / p * t->wx % nt == 0) return p;
+    return 0;
 }
 
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
@@ -126,7 +130,7 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
          * ones) the plain product and a bias pass (split_count). A
          * transposed A on this tile is unmeasured: left out too. */
         if (t->tm == 8 && t->tn == 8 &&
-            (g->trans_a || (has_bias && ctx->knobs.gemm_bias_init != 1 && !epi_smem_on(ctx, g, t))))
+            (g->trans_a || (has_bias && ctx->knobs.gemm_bias_init != 1 && !epi_parts(ctx, g, t))))
             continue;
         /* a 128-wide tile that would be over a quarter padding (conv2d's
          * 64 output channels: 3.13 ms on 128 x 64 against 2.37 on 64 x 64) */
@@ -305,7 +309,7 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
      * 3.85 ms for the plain product) */
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS)
-        return ctx->knobs.gemm_bias_init == 1 || epi_smem_on(ctx, g, &k_tiles[0]) ? 1 : 1 | BIAS_PASS;
+        return ctx->knobs.gemm_bias_init == 1 || epi_parts(ctx, g, &k_tiles[0]) ? 1 : 1 | BIAS_PASS;
     /* fewer 128 x 128 tiles than that, but still a few waves of them, and a
      * long K: four K slices on that tile, the bias in the reduce. ViT-B/16's
      * fc2 at batch 32 (6304 x 768 x 3072) on the H200: 0.961 -> 0.883 ms
@@ -510,14 +514,15 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
                   (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0) &&
                   bn * t.bk % (4 * nt) == 0;
-        bool epi = epi_smem_on(ctx, g, &t);
+        uint32_t epi_p = epi_parts(ctx, g, &t);
+        bool epi = epi_p > 0;
         bool binit = !epi && bias_init_on(ctx, g, t.tm, t.tn);
         int n = snprintf(pre, sizeof pre,
-                         "const EPI_SMEM: bool = %s;\n%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
+                         "const EPI_SMEM: bool = %s;\nconst EPI_P: u32 = %uu;\n%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
                          "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
                          "const HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
-                         epi ? "true" : "false", WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
+                         epi ? "true" : "false", epi ? epi_p : 1u, WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
@@ -541,12 +546,12 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                       "m0: u32, n0: u32, c_base: u32, bias_base: u32) {\n",
                       t.tm * t.tn / 4u);
         for (uint32_t c = 0; epi && c < t.tn / 4u; c++)
-            for (uint32_t h = 0; h < 2; h++) {
+            for (uint32_t h = 0; h < epi_p; h++) {
                 if (c || h) n += snprintf(pre + n, sizeof pre - (size_t)n, "    workgroupBarrier();\n");
                 n += snprintf(pre + n, sizeof pre - (size_t)n, "    if (th == %uu) {\n", h);
                 for (uint32_t r = 0; r < t.tm; r++)
-                    n += snprintf(pre + n, sizeof pre - (size_t)n, "        CS[cs0 + %uu] = (*acc)[%uu];\n",
-                                  r * (t.wx + 1u), r * (t.tn / 4u) + c);
+                    n += snprintf(pre + n, sizeof pre - (size_t)n, "        ABS[cs0 + %uu] = (*acc)[%uu];\n",
+                                  r * t.wx, r * (t.tn / 4u) + c);
                 n += snprintf(pre + n, sizeof pre - (size_t)n,
                               "    }\n    workgroupBarrier();\n    epi_part(%uu, %uu, tid, m0, n0, c_base, bias_base);\n",
                               c, h);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# session 6 call 6: the 128 x 128 tile's epilogue through workgroup memory
+# session 6 call 6 (and 7, with the epilogue in the A/B tiles' memory): the 128 x 128 tile's epilogue through workgroup memory
 # (EPI_SMEM: bias, activation and residual in the tile) against the bias
 # pass (WGNN_GEMM_EPI=0) and, for plain products, against the loop epilogue
 # (WGNN_GEMM_EPI=1 forces it); registers; encoders at batch 8 and 32
