@@ -21,7 +21,7 @@ printf "kstat plain          "; bash bench/kernel_stats/kstat.sh -- bench op mm 
 op chk -- addmm --in-shape f32:2304 --in-shape f32:3000,768 --in-shape f32:768,2304 --check --iters 2
 op chkg -- addmm --in-shape f32:3072 --in-shape f32:3000,768 --in-shape f32:768,3072 --arg activation=gelu --check --iters 2
 op chkr -- linear --in-shape f32:3000,768 --in-shape f32:2304,768 --in-shape f32:2304 --in-shape f32:3000,2304 --arg residual=true --check --iters 2
-for s in "qkv 6304 2304 768 none" "fc1 6304 3072 768 gelu" "fc1t 6304 3072 768 tanh" "fc2 6304 768 3072 none" "qkv8 1576 2304 768 none" "fc1_8 1576 3072 768 gelu" "a4096 4096 4096 4096 none"; do
+for s in "qkv 6304 2304 768 none" "fc1 6304 3072 768 gelu" "fc1t 6304 3072 768 gelu_tanh" "fc2 6304 768 3072 none" "qkv8 1576 2304 768 none" "fc1_8 1576 3072 768 gelu" "a4096 4096 4096 4096 none"; do
   set -- $s; l=$1; M=$2; N=$3; K=$4; A=$5
   args="--in-shape f32:$N --in-shape f32:$M,$K --in-shape f32:$K,$N --arg activation=$A"
   op $l -- addmm $args
