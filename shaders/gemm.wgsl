@@ -27,16 +27,12 @@
 // multiples of 4 and a tile splits into whole vec4s a thread.
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// EPI_SMEM, EPI_P, TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
 // tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
-// bias), and fn epilogue_smem(&acc, cs0, th, tid, m0, n0, c_base,
-// bias_base): for each column part c and row part h < EPI_P, the threads
-// of that part (th == h) put acc[r * TN / 4 + c] into ABS[cs0 + r * SCS]
-// (constant indices), then a barrier and epi_part(c, h, ...) (a stub
-// without EPI_SMEM).
+// bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
 // (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res (f32; a dummy
 // when !HAS_RES).
@@ -62,17 +58,8 @@ const LB: u32 = BN * BK / NT;
 const LA4: u32 = BM * BK / (4u * NT); // vec4s of A (VA) or B (VB) a thread stages per tile
 const LB4: u32 = BN * BK / (4u * NT);
 
-// The A and B tiles share one array (AS at 0, BS at BS0), which EPI_SMEM's
-// epilogue reuses: it goes through workgroup memory, one part (WX quads of
-// each of BM / EPI_P rows) at a time, so that its code (bias, activation,
-// residual) runs in a loop over elements, not over the accumulators (an
-// unrolled epilogue with a bias, or an activation in the loop, took the 128
-// x 128 tile past 128 registers or put its accumulators in local memory),
-// without more workgroup memory (25.9 KB a workgroup halved its speed on
-// the H200, as if one fit an SM).
-const BS0: u32 = BK * SA / 4u;
-const SCS: u32 = WX; // vec4s per row of an epilogue part
-var<workgroup> ABS: array<vec4<f32>, BK * SA / 4u + BK * SB / 4u>;
+var<workgroup> AS: array<vec4<f32>, BK * SA / 4u>;
+var<workgroup> BS: array<vec4<f32>, BK * SB / 4u>;
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
@@ -116,11 +103,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let e = tid + l * NT;
                     if (TRANS_A) { // four rows of one k
                         let kk = e / (BM / 4u);
-                        ABS[(kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
+                        AS[(kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
                     } else { // four k's of one row
                         let r = e / (BK / 4u);
                         let k4 = (e % (BK / 4u)) * 4u;
-                        for (var c = 0u; c < 4u; c++) { ABS[((k4 + c) * SA + r) / 4u][r % 4u] = ra4[l][c]; }
+                        for (var c = 0u; c < 4u; c++) { AS[((k4 + c) * SA + r) / 4u][r % 4u] = ra4[l][c]; }
                     }
                 }
             } else {
@@ -128,7 +115,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let e = tid + l * NT;
                     var r: u32; var kk: u32;
                     if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
-                    ABS[(kk * SA + r) / 4u][r % 4u] = ra[l];
+                    AS[(kk * SA + r) / 4u][r % 4u] = ra[l];
                 }
             }
             if (VB) {
@@ -137,10 +124,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     if (TRANS_B) { // four k's of one column
                         let c = e / (BK / 4u);
                         let k4 = (e % (BK / 4u)) * 4u;
-                        for (var q = 0u; q < 4u; q++) { ABS[BS0 + ((k4 + q) * SB + c) / 4u][c % 4u] = rb4[l][q]; }
+                        for (var q = 0u; q < 4u; q++) { BS[((k4 + q) * SB + c) / 4u][c % 4u] = rb4[l][q]; }
                     } else { // four columns of one k
                         let kk = e / (BN / 4u);
-                        ABS[BS0 + (kk * SB) / 4u + e % (BN / 4u)] = rb4[l];
+                        BS[(kk * SB) / 4u + e % (BN / 4u)] = rb4[l];
                     }
                 }
             } else {
@@ -148,7 +135,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                     let e = tid + l * NT;
                     var c: u32; var kk: u32;
                     if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
-                    ABS[BS0 + (kk * SB + c) / 4u][c % 4u] = rb[l];
+                    BS[(kk * SB + c) / 4u][c % 4u] = rb[l];
                 }
             }
             workgroupBarrier();
@@ -212,8 +199,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             for (var kk = 0u; kk < BK; kk++) {
                 var a: array<vec4<f32>, TM / 4u>;
                 var b: array<vec4<f32>, TN / 4u>;
-                for (var r4 = 0u; r4 < TM / 4u; r4++) { a[r4] = ABS[kk * (SA / 4u) + ty * (TM / 4u) + r4]; }
-                for (var c = 0u; c < TN / 4u; c++) { b[c] = ABS[BS0 + kk * (SB / 4u) + c * WX + tx]; }
+                for (var r4 = 0u; r4 < TM / 4u; r4++) { a[r4] = AS[kk * (SA / 4u) + ty * (TM / 4u) + r4]; }
+                for (var c = 0u; c < TN / 4u; c++) { b[c] = BS[kk * (SB / 4u) + c * WX + tx]; }
                 for (var r = 0u; r < TM; r++) {
                     let av = vec4(a[r / 4u][r % 4u]);
                     for (var c = 0u; c < TN / 4u; c++) {
@@ -227,10 +214,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let c_base = P.c_off + wid.z * P.c_bs;
     let bias_base = P.bias_off + wid.z * P.bias_bs;
     res_base = P.res_off + wid.z * P.res_bs;
-    if (EPI_SMEM) {
-        workgroupBarrier(); // the last tile's reads are done: ABS is free
-        epilogue_smem(&acc, (ty % (WY / EPI_P)) * TM * SCS + tx, ty / (WY / EPI_P), tid, m0, n0, c_base, bias_base);
-    } else if (HAS_BIAS) {
+    if (HAS_BIAS) {
         store_all(acc, m0 + ty * TM, n0 + tx * 4u, c_base, bias_base);
     } else {
         // as a loop: every tile compiles it unrolled (the 128 x 128 tile's
@@ -240,19 +224,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 put(m0 + ty * TM + r, n0 + (c * WX + tx) * 4u, acc[r * (TN / 4u) + c], c_base, bias_base);
             }
         }
-    }
-}
-
-// EPI_SMEM's second step for column part c of row part h (the prelude's
-// epilogue_smem stages that part of the accumulators of the threads of
-// row part h in ABS, then calls this): each thread takes quads in row
-// order, consecutive threads consecutive quads of a row.
-fn epi_part(c: u32, h: u32, tid: u32, m0: u32, n0: u32, c_base: u32, bias_base: u32) {
-    for (var l = 0u; l < BM / EPI_P * WX / NT; l++) {
-        let e = tid + l * NT;
-        let row = e / WX;
-        let q = e % WX;
-        put(m0 + h * (BM / EPI_P) + row, n0 + (c * WX + q) * 4u, ABS[row * SCS + q], c_base, bias_base);
     }
 }
 

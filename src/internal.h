@@ -60,7 +60,6 @@ typedef struct wgnn__knobs {
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
     int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */
     int gemm_bias_init;       /* WGNN_GEMM_BIAS_INIT=0/1: the bias in the accumulators off / on every tile; -1 auto */
-    int gemm_epi;             /* WGNN_GEMM_EPI=0/1: the 128 x 128 tile's workgroup-memory epilogue off / on for every product; -1 auto */
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */
     uint32_t gemv_wg;         /* WGNN_GEMV_WG=T: threads of a GEMV workgroup (32..1024, power of 2); 0 auto */
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */

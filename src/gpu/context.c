@@ -391,8 +391,6 @@ static void read_knobs(wgnn__knobs *k) {
         memcpy(k->gemm_tile, g, sizeof g);
     env = getenv("WGNN_GEMM_BIAS_INIT");
     k->gemm_bias_init = env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? atoi(env) : -1;
-    env = getenv("WGNN_GEMM_EPI");
-    k->gemm_epi = env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? atoi(env) : -1;
     env = getenv("WGNN_GEMM_SPLIT");
     k->gemm_split = env && atoi(env) >= 1 && atoi(env) <= 64 ? atoi(env) : -1;
     env = getenv("WGNN_GEMV_WG");

@@ -83,23 +83,6 @@ static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t 
     return bias_init_ok(ctx, g) && (!(tm == 8 && tn == 8) || ctx->knobs.gemm_bias_init == 1);
 }
 
-/* gemm.wgsl's EPI_SMEM: the 128 x 128 tile's epilogue through workgroup
- * memory (the A and B tiles' own, in EPI_P row parts), for products with a
- * bias, activation or residual (before, those ran plain on that tile and
- * took a bias pass after, or another tile). Returns EPI_P, 0 for off.
- * WGNN_GEMM_EPI=0 turns it off, =1 puts plain products through it too
- * (measurements). */
-static uint32_t epi_parts(const wgnn_context *ctx, const wgnn__gemm *g, const gemm_tile *t) {
-    if (t->gemv_mr || t->tm != 8 || t->tn != 8 || ctx->knobs.gemm_epi == 0) return 0;
-    bool extra = g->bias.buf != NULL || g->bias.scratch >= 0 || g->act != WGNN__ACT_NONE || g->res.buf != NULL;
-    if (!extra && ctx->knobs.gemm_epi != 1) return 0;
-    uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn, nt = (uint64_t)t->wx * t->wy;
-    uint64_t room = (uint64_t)t->bk * (bm + 4) / 4 + (uint64_t)t->bk * (bn + 4) / 4; /* vec4s */
-    for (uint32_t p = 1; p <= t->wy; p *= 2)
-        if (t->wy % p == 0 && bm / p * t->wx <= room && bm / p * t->wx % nt == 0) return p;
-    return 0;
-}
-
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
@@ -129,9 +112,7 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
          * this tile): products with a bias take the next tile, or (large
          * ones) the plain product and a bias pass (split_count). A
          * transposed A on this tile is unmeasured: left out too. */
-        if (t->tm == 8 && t->tn == 8 &&
-            (g->trans_a || (has_bias && ctx->knobs.gemm_bias_init != 1 && !epi_parts(ctx, g, t))))
-            continue;
+        if (t->tm == 8 && t->tn == 8 && (g->trans_a || (has_bias && ctx->knobs.gemm_bias_init != 1))) continue;
         /* a 128-wide tile that would be over a quarter padding (conv2d's
          * 64 output channels: 3.13 ms on 128 x 64 against 2.37 on 64 x 64) */
         uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
@@ -309,7 +290,7 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
      * 3.85 ms for the plain product) */
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS)
-        return ctx->knobs.gemm_bias_init == 1 || epi_parts(ctx, g, &k_tiles[0]) ? 1 : 1 | BIAS_PASS;
+        return ctx->knobs.gemm_bias_init == 1 ? 1 : 1 | BIAS_PASS;
     /* fewer 128 x 128 tiles than that, but still a few waves of them, and a
      * long K: four K slices on that tile, the bias in the reduce. ViT-B/16's
      * fc2 at batch 32 (6304 x 768 x 3072) on the H200: 0.961 -> 0.883 ms
@@ -480,7 +461,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     gemm_tile t = pick_tile(ctx, g);
-    char pre[8192];
+    char pre[4096];
     /* gemv4: each lane walks its row of k / 4 pieces in at most two steps
      * of U pieces (U in flight a lane, WGNN_GEMV_UNROLL) */
     bool v4 = gemv4_ok(g, &t);
@@ -514,15 +495,13 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
                   (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0) &&
                   bn * t.bk % (4 * nt) == 0;
-        uint32_t epi_p = epi_parts(ctx, g, &t);
-        bool epi = epi_p > 0;
-        bool binit = !epi && bias_init_on(ctx, g, t.tm, t.tn);
+        bool binit = bias_init_on(ctx, g, t.tm, t.tn);
         int n = snprintf(pre, sizeof pre,
-                         "const EPI_SMEM: bool = %s;\nconst EPI_P: u32 = %uu;\n%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
+                         "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
                          "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
                          "const HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
-                         epi ? "true" : "false", epi ? epi_p : 1u, WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
+                         WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
@@ -539,23 +518,6 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                 n += snprintf(pre + n, sizeof pre - (size_t)n,
                               "    put(i0 + %uu, j0 + %uu, acc[%uu], c_base, bias_base);\n", r, c * t.wx * 4u,
                               r * (t.tn / 4u) + c);
-        n += snprintf(pre + n, sizeof pre - (size_t)n, "}\n");
-        /* EPI_SMEM's staging, one part at a time, constant indices */
-        n += snprintf(pre + n, sizeof pre - (size_t)n,
-                      "fn epilogue_smem(acc: ptr<function, array<vec4<f32>, %uu>>, cs0: u32, th: u32, tid: u32, "
-                      "m0: u32, n0: u32, c_base: u32, bias_base: u32) {\n",
-                      t.tm * t.tn / 4u);
-        for (uint32_t c = 0; epi && c < t.tn / 4u; c++)
-            for (uint32_t h = 0; h < epi_p; h++) {
-                if (c || h) n += snprintf(pre + n, sizeof pre - (size_t)n, "    workgroupBarrier();\n");
-                n += snprintf(pre + n, sizeof pre - (size_t)n, "    if (th == %uu) {\n", h);
-                for (uint32_t r = 0; r < t.tm; r++)
-                    n += snprintf(pre + n, sizeof pre - (size_t)n, "        ABS[cs0 + %uu] = (*acc)[%uu];\n",
-                                  r * t.wx, r * (t.tn / 4u) + c);
-                n += snprintf(pre + n, sizeof pre - (size_t)n,
-                              "    }\n    workgroupBarrier();\n    epi_part(%uu, %uu, tid, m0, n0, c_base, bias_base);\n",
-                              c, h);
-            }
         n += snprintf(pre + n, sizeof pre - (size_t)n, "}\n");
         if ((size_t)n >= sizeof pre)
             return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "gemm: a %u x %u register tile is more than the kernel takes",
