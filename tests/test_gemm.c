@@ -158,6 +158,29 @@ int main(void) {
         const char *args[2] = {"beta=0.5", "alpha=2"};
         tu_run_op(ctx, "addmm 2945x5x2945, bias pass", "addmm", sp, 3, args, 2, NULL, NULL, 0, 1e-4, 1e-3);
     }
+    {
+        /* split-K (8 slices of 128) with the reduce in quads (n and the
+         * offsets multiples of 4): a bias row with GELU, a bias column, and
+         * linear's bias and residual */
+        tu_in_spec row[3] = {{{WGNN_F32, 1, {96}}, -1, 1},
+                             {{WGNN_F32, 2, {64, 1024}}, -1, 1},
+                             {{WGNN_F32, 2, {1024, 96}}, -1, 1}};
+        const char *gelu[1] = {"activation=gelu"};
+        tu_run_op(ctx, "addmm 64x1024x96 split, quads, bias row, gelu", "addmm", row, 3, gelu, 1, NULL, NULL, 0, 1e-4,
+                  1e-3);
+        tu_in_spec col[3] = {{{WGNN_F32, 2, {64, 1}}, -1, 1},
+                             {{WGNN_F32, 2, {64, 1024}}, -1, 1},
+                             {{WGNN_F32, 2, {1024, 96}}, -1, 1}};
+        tu_run_op(ctx, "addmm 64x1024x96 split, quads, bias column", "addmm", col, 3, NULL, 0, NULL, NULL, 0, 1e-4,
+                  1e-3);
+        tu_in_spec lin[4] = {{{WGNN_F32, 2, {64, 1024}}, -1, 1},
+                             {{WGNN_F32, 2, {96, 1024}}, -1, 1},
+                             {{WGNN_F32, 1, {96}}, -1, 1},
+                             {{WGNN_F32, 2, {64, 96}}, -1, 1}};
+        const char *res[1] = {"residual=true"};
+        tu_run_op(ctx, "linear 64x1024x96 split, quads, bias and residual", "linear", lin, 4, res, 1, NULL, NULL, 0,
+                  1e-4, 1e-3);
+    }
     activations(ctx, 37); /* tiles */
     activations(ctx, 3);  /* gemv */
     /* 4 KiB bindings at 256-byte offsets: bmm's batch, and the rows of mm's

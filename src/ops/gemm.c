@@ -338,11 +338,21 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     if (s != WGNN_OK) return s;
 
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
-    char pre[768];
+    /* quads of a row a thread where every row, offset and stride allows */
+    bool v4 = g->n % 4 == 0 && g->ldc % 4 == 0 && g->c.off % 4 == 0 &&
+              (!g->res.buf || (g->ldr % 4 == 0 && g->res.off % 4 == 0));
+    char pre[1536];
     snprintf(pre, sizeof pre,
-             "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
+             "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n%s",
              WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false", g->res.buf ? "true" : "false",
-             (unsigned)g->act);
+             (unsigned)g->act,
+             v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
+                  "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
+                  "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
+                  "BIAS[b + 3u * c]); }\n"
+                : "const V: u32 = 1u;\nalias ET = f32;\n"
+                  "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
+                  "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n");
     const wgnn__pipe *pipe;
     if ((s = wgnn__pipeline(ctx, "gemm_reduce", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
     reduce_params q = {g->m,
@@ -357,8 +367,8 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
                        (uint32_t)g->res.off,
                        (uint32_t)g->ldr};
     uint32_t gx, gy;
-    if ((s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(mn, wg), ctx->limits.maxComputeWorkgroupsPerDimension,
-                                              "gemm", &gx, &gy)) != WGNN_OK)
+    if ((s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(mn / (v4 ? 4 : 1), wg),
+                                              ctx->limits.maxComputeWorkgroupsPerDimension, "gemm", &gx, &gy)) != WGNN_OK)
         return s;
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
