@@ -513,7 +513,8 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                          "const HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
-                         has_bias && !binit ? "true" : "false", binit ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
+                         has_bias && !binit ? "true" : "false", binit ? "true" : "false",
+                         g->res.buf ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);

@@ -43,25 +43,22 @@ static int pipelined(FILE *info, wgnn_context *ctx, wgnn_model *m, const float *
     }
     bool same = true;
     wgnn_status s = WGNN_OK;
+    size_t bl = (size_t)nl * sizeof *pl, bp = (size_t)np * sizeof *pp;
     double t0 = now_ms();
-    long long fetched = 0;
-    for (long long i = 0; i < iters && s == WGNN_OK; i++) {
-        s = wgnn_model_encode_submit(m, pixels, B, H, W);
-        if (s == WGNN_OK && i >= 1) {
-            s = wgnn_model_encode_fetch(m, pl, (size_t)nl * sizeof *pl, pp, (size_t)np * sizeof *pp);
-            fetched++;
-            if (s == WGNN_OK) same = same && !memcmp(pl, last, (size_t)nl * sizeof *pl) && (!pp || !memcmp(pp, pooled, (size_t)np * sizeof *pp));
-        }
-    }
+    long long submitted = 0, fetched = 0;
     while (s == WGNN_OK && fetched < iters) {
-        s = wgnn_model_encode_fetch(m, pl, (size_t)nl * sizeof *pl, pp, (size_t)np * sizeof *pp);
-        fetched++;
-        if (s == WGNN_OK) same = same && !memcmp(pl, last, (size_t)nl * sizeof *pl) && (!pp || !memcmp(pp, pooled, (size_t)np * sizeof *pp));
+        if (submitted < iters && submitted - fetched < 2) { /* keep two in flight */
+            if ((s = wgnn_model_encode_submit(m, pixels, B, H, W)) == WGNN_OK) submitted++;
+            continue;
+        }
+        s = wgnn_model_encode_fetch(m, pl, bl, pp, bp);
+        fetched++; /* out of flight, whatever the outcome */
+        if (s == WGNN_OK) same = same && !memcmp(pl, last, bl) && (!pp || !memcmp(pp, pooled, bp));
     }
     double t = now_ms() - t0;
     if (s != WGNN_OK) {
         rc = ctx_err(err, ctx, s);
-        while (fetched++ < iters) wgnn_model_encode_fetch(m, NULL, 0, NULL, 0); /* drain */
+        for (; fetched < submitted; fetched++) wgnn_model_encode_fetch(m, NULL, 0, NULL, 0); /* drain */
     } else {
         fprintf(info, "pipelined: %lld runs in %.2f ms, %.3f ms a run (upload, submit and the outputs' read-back; "
                       "two runs in flight); outputs %s\n",
