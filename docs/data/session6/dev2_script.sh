@@ -4,27 +4,19 @@
 # and on every tile (=1); ViT-B/16 and SigLIP-B/16 batch 32 and 8
 . bench/h200_env.sh
 W=./build/wgnn
-op() { # label env... -- op args
-  local label=$1; shift; local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-  printf "%-8s %-44s " "$label" "${envs[*]:-default}"
-  env "${envs[@]}" $W bench op "$@" --iters 20 --warmup 3 --json 2>&1 | python3 -c 'import sys,json
-for l in sys.stdin:
-  try: d=json.loads(l); print("%.4f ms %s" % (d["median_ms"], d.get("check","")))
-  except Exception: print(l.strip()[:200])'
-}
-op chk -- addmm --in-shape f32:2304 --in-shape f32:1100,768 --in-shape f32:768,2304 --check --iters 2
-op chkg -- addmm --in-shape f32:3072 --in-shape f32:1100,768 --in-shape f32:768,3072 --arg activation=gelu --check --iters 2
-op chkl -- linear --in-shape f32:1100,768 --in-shape f32:2304,768 --in-shape f32:2304 --check --iters 2
-op add4096 -- addmm --in-shape f32:4096 --in-shape f32:4096,4096 --in-shape f32:4096,4096
-op add4096 WGNN_GEMM_BIAS_INIT=0 -- addmm --in-shape f32:4096 --in-shape f32:4096,4096 --in-shape f32:4096,4096
+. bench/op_median.sh
+op_env chk -- addmm --in-shape f32:2304 --in-shape f32:1100,768 --in-shape f32:768,2304 --check --iters 2
+op_env chkg -- addmm --in-shape f32:3072 --in-shape f32:1100,768 --in-shape f32:768,3072 --arg activation=gelu --check --iters 2
+op_env chkl -- linear --in-shape f32:1100,768 --in-shape f32:2304,768 --in-shape f32:2304 --check --iters 2
+op_env add4096 -- addmm --in-shape f32:4096 --in-shape f32:4096,4096 --in-shape f32:4096,4096
+op_env add4096 WGNN_GEMM_BIAS_INIT=0 -- addmm --in-shape f32:4096 --in-shape f32:4096,4096 --in-shape f32:4096,4096
 for shape in "qkv 6304 2304 768 none" "fc1 6304 3072 768 gelu" "fc2 6304 768 3072 none" "out 6304 768 768 none" \
              "qkv8 1576 2304 768 none" "fc1_8 1576 3072 768 gelu"; do
   set -- $shape; l=$1; M=$2; N=$3; K=$4; A=$5
   args="--in-shape f32:$N --in-shape f32:$M,$K --in-shape f32:$K,$N --arg activation=$A"
-  op $l -- addmm $args
-  op $l WGNN_GEMM_BIAS_INIT=0 -- addmm $args
-  op $l WGNN_GEMM_BIAS_INIT=1 -- addmm $args
+  op_env $l -- addmm $args
+  op_env $l WGNN_GEMM_BIAS_INIT=0 -- addmm $args
+  op_env $l WGNN_GEMM_BIAS_INIT=1 -- addmm $args
 done
 work=/tmp/wgnn-models; mkdir -p $work
 python3 bench/torch_models.py $work --batches 8,32 --iters 20 2>&1 | grep '^{'

@@ -1,25 +1,5 @@
 #!/usr/bin/env bash
-# session 6 call 5: GEMM register tiles (now with the k step and epilogue written out, XU) of 16 x 8 / 8 x 16 values at 128
-# threads (128 x 128 output tiles, half the workgroup-memory loads per FMA
-# of the 8 x 8 tile at 256 threads) against the default, plain products;
-# register counts from bench/kernel_stats
-. bench/h200_env.sh
-W=./build/wgnn
-op() { # label env... -- op args
-  local label=$1; shift; local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-  printf "%-8s %-30s " "$label" "${envs[*]:-default}"
-  env "${envs[@]}" $W bench op "$@" --iters 20 --warmup 3 --json 2>&1 | python3 -c 'import sys,json
-for l in sys.stdin:
-  try: d=json.loads(l); print("%.4f ms %s" % (d["median_ms"], d.get("check","")))
-  except Exception: print(l.strip()[:200])'
-}
-T="16x16x8x8x8 16x8x16x8x8 8x16x8x16x8 16x8x16x8x16 8x16x8x16x16"
-for t in $T; do
-  printf "%-14s " $t; WGNN_GEMM_TILE=$t bash bench/kernel_stats/kstat.sh -- bench op mm --in-shape f32:512,512 --in-shape f32:512,512 --iters 1 2>&1 | grep -i "gemm" | head -1 | cut -c1-160
-  op chk WGNN_GEMM_TILE=$t -- mm --in-shape f32:300,516 --in-shape f32:516,332 --check --iters 2
-done
-for s in "mm4096 4096 4096 4096" "fc1 6304 3072 768" "qkv 6304 2304 768" "fc2 6304 768 3072" "b8fc1 1576 3072 768"; do
-  set -- $s
-  for t in $T; do op $1 WGNN_GEMM_TILE=$t WGNN_GEMM_SPLIT=1 -- mm --in-shape f32:$2,$4 --in-shape f32:$4,$3; done
-done
+# session 6 call 5: call 4's script on build 3205db3 (16-wide register tiles
+# with the k step and epilogue written out by the prelude, XU), without the
+# 16x16x8x8x16 tile
+T="16x16x8x8x8 16x8x16x8x8 8x16x8x16x8 16x8x16x8x16 8x16x8x16x16" bash docs/data/session6/dev4_script.sh

@@ -4,23 +4,16 @@
 # batch 1/8/32 against it (latency, and pipelined runs for this build);
 # Qwen3 f32 decode (the graph's read-back slots changed) with greedy ids
 . bench/h200_env.sh
-op() { # label binary -- op args
-  local label=$1 bin=$2; shift 3
-  printf "%-8s %-16s " "$label" "$bin"
-  $bin bench op "$@" --iters 20 --warmup 3 --json 2>&1 | python3 -c 'import sys,json
-for l in sys.stdin:
-  try: d=json.loads(l); print("%.4f ms %s" % (d["median_ms"], d.get("check","")))
-  except Exception: print(l.strip()[:200])'
-}
-op chk ./build/wgnn -- addmm --in-shape f32:768 --in-shape f32:197,3072 --in-shape f32:3072,768 --in-shape f32:197,768 --arg residual=true --check --iters 2
-op chkg ./build/wgnn -- addmm --in-shape f32:3072 --in-shape f32:197,768 --in-shape f32:768,3072 --arg activation=gelu --check --iters 2
+. bench/op_median.sh
+op_bin chk ./build/wgnn -- addmm --in-shape f32:768 --in-shape f32:197,3072 --in-shape f32:3072,768 --in-shape f32:197,768 --arg residual=true --check --iters 2
+op_bin chkg ./build/wgnn -- addmm --in-shape f32:3072 --in-shape f32:197,768 --in-shape f32:768,3072 --arg activation=gelu --check --iters 2
 for s in "qkv 6304 2304 768 none" "fc1 6304 3072 768 gelu" "out 6304 768 768 none" "qkv1 197 2304 768 none" "fc1_1 197 3072 768 gelu" "out1 197 768 768 none"; do
   set -- $s; l=$1; M=$2; N=$3; K=$4; A=$5
-  for b in ./build/wgnn build/old/wgnn; do op $l $b -- addmm --in-shape f32:$N --in-shape f32:$M,$K --in-shape f32:$K,$N --arg activation=$A; done
+  for b in ./build/wgnn build/old/wgnn; do op_bin $l $b -- addmm --in-shape f32:$N --in-shape f32:$M,$K --in-shape f32:$K,$N --arg activation=$A; done
 done
 for s in "fc2 6304 768 3072" "fc2_1 197 768 3072"; do
   set -- $s
-  for b in ./build/wgnn build/old/wgnn; do op $1r $b -- addmm --in-shape f32:$3 --in-shape f32:$2,$4 --in-shape f32:$4,$3 --in-shape f32:$2,$3 --arg residual=true; done
+  for b in ./build/wgnn build/old/wgnn; do op_bin $1r $b -- addmm --in-shape f32:$3 --in-shape f32:$2,$4 --in-shape f32:$4,$3 --in-shape f32:$2,$3 --arg residual=true; done
 done
 OUT=/tmp/m8 OLD=build/old/wgnn WEIGHTS=f32 ITERS=20 bash bench/h200_models.sh 1,8,32 > /tmp/m8.txt 2>&1
 grep -E '^\{' /tmp/m8.txt | sed -E 's/, "torch": "[^"]*"//; s/"side": "torch", //'
