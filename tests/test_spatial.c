@@ -13,10 +13,7 @@
 #include "internal.h"
 #include "ops/conv.h"
 
-typedef struct in_spec {
-    wgnn_desc d;
-    float lo, hi;
-} in_spec;
+typedef tu_in_spec in_spec;
 
 static in_spec f32(int rank, const int64_t *dims) {
     in_spec s;
@@ -35,70 +32,10 @@ static uint64_t numel(const wgnn_desc *d) {
     return n;
 }
 
-/* Runs op on random inputs (input 0's elements at sp_idx set to sp_val)
- * and compares with wgnn_op_ref; NaN must meet NaN. */
+/* tu_run_op at this file's tolerance (1e-4 + 1e-3 |ref|) */
 static void run(wgnn_context *ctx, const char *what, const char *op, const in_spec *sp, int n_in,
                 const char *const *args, int n_args, const uint64_t *sp_idx, const float *sp_val, int n_sp) {
-    wgnn_tensor *tin[3] = {0}, *tout = NULL;
-    float *hin[3] = {0}, *ref = NULL, *got = NULL;
-    wgnn_host_tensor hi[3], ho;
-    wgnn_desc din[3], dout;
-    int n_out = 0;
-    char err[512] = "";
-    for (int i = 0; i < n_in; i++) din[i] = sp[i].d;
-    wgnn_status s = wgnn_op_shapes(op, din, n_in, args, n_args, &dout, 1, &n_out, err, sizeof err);
-    CHECK(s == WGNN_OK, "%s: shapes: %s", what, err);
-    if (s != WGNN_OK) return;
-    int ok = 1;
-    for (int i = 0; i < n_in && ok; i++) {
-        uint64_t n = numel(&sp[i].d);
-        hin[i] = malloc((size_t)n * 4 + 4);
-        ok = hin[i] != NULL;
-        if (!ok) break;
-        tu_fill(hin[i], (size_t)n, sp[i].lo, sp[i].hi);
-        if (i == 0)
-            for (int k = 0; k < n_sp; k++) hin[0][sp_idx[k]] = sp_val[k];
-        hi[i].desc = sp[i].d;
-        hi[i].data = hin[i];
-        ok = wgnn_tensor_create(ctx, WGNN_F32, sp[i].d.rank, sp[i].d.dims, &tin[i]) == WGNN_OK &&
-             wgnn_tensor_upload(ctx, tin[i], hin[i], (size_t)n * 4) == WGNN_OK;
-    }
-    uint64_t no = numel(&dout);
-    if (ok) {
-        ref = malloc((size_t)no * 4 + 4);
-        got = malloc((size_t)no * 4 + 4);
-        ok = ref && got && wgnn_tensor_create(ctx, WGNN_F32, dout.rank, dout.dims, &tout) == WGNN_OK;
-    }
-    CHECK(ok, "%s: setup: %s", what, wgnn_context_error(ctx));
-    if (ok) {
-        s = wgnn_op(ctx, op, (const wgnn_tensor *const *)tin, n_in, args, n_args, &tout, 1);
-        CHECK(s == WGNN_OK, "%s: %s", what, wgnn_context_error(ctx));
-        ok = s == WGNN_OK;
-    }
-    if (ok) {
-        ho.desc = dout;
-        ho.data = ref;
-        s = wgnn_op_ref(op, hi, n_in, args, n_args, &ho, 1, err, sizeof err);
-        CHECK(s == WGNN_OK, "%s: reference: %s", what, err);
-        ok = s == WGNN_OK && wgnn_tensor_download(ctx, tout, got, (size_t)no * 4) == WGNN_OK;
-    }
-    if (ok) {
-        uint64_t bad = 0, first = 0;
-        for (uint64_t i = 0; i < no; i++) {
-            double g = got[i], w = ref[i];
-            bool same = isnan(w) ? isnan(g) : (isinf(w) ? g == w : fabs(g - w) <= 1e-4 + 1e-3 * fabs(w));
-            if (!same && bad++ == 0) first = i;
-        }
-        CHECK(bad == 0, "%s: %llu elements differ from the reference, first at %llu: %g, want %g", what,
-              (unsigned long long)bad, (unsigned long long)first, bad ? got[first] : 0.0, bad ? ref[first] : 0.0);
-    }
-    for (int i = 0; i < n_in; i++) {
-        free(hin[i]);
-        wgnn_tensor_destroy(tin[i]);
-    }
-    free(ref);
-    free(got);
-    wgnn_tensor_destroy(tout);
+    tu_run_op(ctx, what, op, sp, n_in, args, n_args, sp_idx, sp_val, n_sp, 1e-4, 1e-3);
 }
 
 /* ---- shapes as PyTorch gives them ------------------------------------------------ */

@@ -127,7 +127,8 @@ typedef struct tu_in_spec {
 } tu_in_spec;
 
 /* Runs op on random inputs (plus the specials at the given flat indices of
- * input 0) and compares with wgnn_op_ref; NaN must meet NaN. */
+ * input 0) and compares with wgnn_op_ref; NaN must meet NaN, an infinity
+ * the same infinity. */
 static inline void tu_run_op(wgnn_context *ctx, const char *what, const char *op, const tu_in_spec *sp, int n_in,
                 const char *const *args, int n_args, const uint64_t *sp_idx, const float *sp_val, int n_sp,
                 double atol, double rtol) {
@@ -181,7 +182,7 @@ static inline void tu_run_op(wgnn_context *ctx, const char *what, const char *op
         uint64_t bad = 0, first = 0;
         for (uint64_t i = 0; i < no; i++) {
             double g = got[i], w = ref[i];
-            bool same = isnan(w) ? isnan(g) : fabs(g - w) <= atol + rtol * fabs(w);
+            bool same = isnan(w) ? isnan(g) : isinf(w) ? g == w : fabs(g - w) <= atol + rtol * fabs(w);
             if (!same && bad++ == 0) first = i;
         }
         CHECK(bad == 0, "%s: %llu elements differ from the reference, first at %llu: %g, want %g", what,
