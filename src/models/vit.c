@@ -8,11 +8,14 @@
  *   SigLIP  no CLS; post-LayerNorm; pooler: attention pooling with a learned
  *           probe query, LayerNorm and MLP with residual; tanh GELU
  *
- * Graph (per block): LN -> linear to q|k|v (one [3H, H] matrix) -> heads
- * [B,heads,T,hd] each (qkv_rope without rotation: one kernel) -> sdpa ->
- * permute back -> linear -> residual add; LN -> linear with the GELU in its
- * epilogue -> linear -> residual add. The patch embedding (a conv with stride = kernel = patch)
- * is a permute of the pixels to [B, patches, C*p*p] and a linear. */
+ * Graph (per block): LN -> linear to q|k|v (one [3H, H] matrix) viewed as
+ * [B,T,3,heads,hd] -> sdpa_qkvpacked ([B,T,heads,hd]: q, k, v read in place,
+ * heads merged by the kernel; where the projection passes one storage
+ * binding: heads split by qkv_rope without rotation, sdpa, permute back) ->
+ * linear with x added in its epilogue (residual); LN -> linear with the
+ * GELU in its epilogue -> linear with x added. The patch embedding (a conv
+ * with stride = kernel = patch) is a permute of the pixels to [B, patches,
+ * C*p*p] and a linear. */
 #include "models/builder.h"
 #include "models/model.h"
 
