@@ -234,6 +234,9 @@ static void pipelined(wgnn_context *ctx, const char *name) {
     CHECK(wgnn_model_encode_submit(m, x.data, 1, H, W) == WGNN_OK, "%s: submit batch 1", name);
     CHECK(wgnn_model_encode_fetch(m, NULL, 0, NULL, 0) == WGNN_OK, "%s: fetch dropping the outputs", name);
     CHECK(wgnn_model_encode(m, x.data, B, H, W, 0) == WGNN_OK, "%s: encode after the pipeline", name);
+    /* destroyed with two runs in flight (ASan: nothing leaked or touched after) */
+    CHECK(wgnn_model_encode_submit(m, x.data, B, H, W) == WGNN_OK && wgnn_model_encode_submit(m, x2, B, H, W) == WGNN_OK,
+          "%s: two more submits", name);
     free(x2);
     free(want2);
     free(want2p);
