@@ -13,9 +13,9 @@
 // (BM = WY*TM, BN = WX*TN); thread (tx, ty) owns rows ty*TM .. ty*TM+TM-1
 // and the TN/4 column quads (c*WX + tx)*4 for c < TN/4, kept as TM*TN/4
 // vec4 accumulators (BIAS_INIT: a bias of one row, bias_rs = 0, starts
-// them at beta / alpha * bias(j), alpha != 0, and the epilogue has no bias
-// to add: what keeps the large tile's epilogue a loop the compiler unrolls,
-// see put). Per k step it reads TM/4 vec4 of A (broadcast within a
+// them at beta / alpha * bias(j), alpha != 0, so that the epilogue adds
+// none: faster than store_all's bias on the tiles below 128 x 128, see
+// src/ops/gemm.c). Per k step it reads TM/4 vec4 of A (broadcast within a
 // warp: lanes of one ty share them) and TN/4 vec4 of B (consecutive lanes,
 // consecutive quads) from workgroup memory for TM*TN FMAs: rows and columns
 // per thread are what keep workgroup-memory bandwidth below the FMA rate.
@@ -27,15 +27,15 @@
 // multiples of 4 and a tile splits into whole vec4s a thread.
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1 relu, 2 gelu, 3 gelu
-// tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1
+// relu, 2 gelu, 3 gelu tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
 // bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
-// (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res (f32; a dummy
-// when !HAS_RES).
+// (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res
+// (f32; a dummy when !HAS_RES).
 // Dispatch: (ceil(n / BN), ceil(m / BM), batches).
 
 #include "common/act"
