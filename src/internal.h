@@ -374,6 +374,11 @@ wgnn_status wgnn__compute_2d_workgroup_count(wgnn_context *ctx, uint64_t n_group
 bool wgnn__grid_2d(uint64_t n_groups, uint32_t max_per_dim, uint32_t *gx, uint32_t *gy);
 wgnn_status wgnn__check_vec4_aligned(wgnn_context *ctx, const char *op, const char *what, int64_t n);
 
+/* Greatest common divisor and least common multiple (binding-offset
+ * alignment steps). */
+uint64_t wgnn__gcd_u64(uint64_t a, uint64_t b);
+uint64_t wgnn__lcm_u64(uint64_t a, uint64_t b);
+
 /* Sizes with overflow checks: false on overflow. */
 bool wgnn__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
 

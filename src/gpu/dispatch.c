@@ -52,3 +52,14 @@ wgnn_status wgnn__check_vec4_aligned(wgnn_context *ctx, const char *op, const ch
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: %s=%lld must be a multiple of 4", op, what, (long long)n);
     return WGNN_OK;
 }
+
+uint64_t wgnn__gcd_u64(uint64_t a, uint64_t b) {
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+uint64_t wgnn__lcm_u64(uint64_t a, uint64_t b) { return a / wgnn__gcd_u64(a, b) * b; }

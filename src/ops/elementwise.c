@@ -157,17 +157,6 @@ static void layout_of(const wgnn_desc *out, const wgnn_desc *in, int n_in, ew_la
 
 /* ---- plans --------------------------------------------------------------------- */
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-static uint64_t lcm_u64(uint64_t a, uint64_t b) { return a / gcd_u64(a, b) * b; }
-
 static uint64_t es_of(wgnn_dtype t) { return wgnn_dtype_size(t); }
 
 /* Bytes one binding may span: the device's cap, at most 2 GiB. */
@@ -248,7 +237,7 @@ static wgnn_status plan_contiguous(wgnn_context *ctx, wgnn__plan *p, const ew_ke
         if ((i != 1 || k->n_in > 1) && es[i] > es_max) es_max = es[i];
     /* element quantum: 8-element units whose byte offsets are aligned for
      * every dtype size (2 or 4) */
-    uint64_t q = lcm_u64(8, offset_align(ctx) / 2);
+    uint64_t q = wgnn__lcm_u64(8, offset_align(ctx) / 2);
     uint64_t chunk = binding_cap(ctx) / es_max / q * q;
     uint64_t n8 = numel & ~(uint64_t)7;
     if (chunk == 0)
@@ -321,7 +310,7 @@ static wgnn_status plan_strided(wgnn_context *ctx, wgnn__plan *p, const ew_kerne
                                      (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
                 continue;
             }
-            step = lcm_u64(step, align / gcd_u64(row_bytes[i], align));
+            step = wgnn__lcm_u64(step, align / wgnn__gcd_u64(row_bytes[i], align));
             if (row_bytes[i] > widest) widest = row_bytes[i];
         }
         per = cap / widest / step * step;

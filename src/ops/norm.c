@@ -41,15 +41,6 @@ WGNN__PARAMS_CHECK(bn_params, BN_PARAMS)
 
 /* ---- shared helpers --------------------------------------------------------- */
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 uint64_t wgnn__units_per_binding(const wgnn_context *ctx, const uint64_t *unit_bytes, int n, uint64_t total) {
     uint64_t cap = ctx->limits.maxStorageBufferBindingSize;
     if (cap > 0xFFFFFFFCull) cap = 0xFFFFFFFCull; /* u32 indices in the shaders */
@@ -65,8 +56,8 @@ uint64_t wgnn__units_per_binding(const wgnn_context *ctx, const uint64_t *unit_b
     for (int i = 0; i < n; i++) {
         if (!unit_bytes[i]) continue;
         if (cap / unit_bytes[i] < most) most = cap / unit_bytes[i];
-        uint64_t st = align / gcd_u64(unit_bytes[i], align);
-        step = step / gcd_u64(step, st) * st;
+        uint64_t st = align / wgnn__gcd_u64(unit_bytes[i], align);
+        step = wgnn__lcm_u64(step, st);
     }
     return most / step * step;
 }

@@ -165,15 +165,6 @@ static void fused_split(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg
     c->kv_chunk = (uint32_t)chunk;
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Heads (of B*H) per fused dispatch: all of them when every tensor fits one
  * storage binding, else the most whose slices of q, k, v, out and mask each
  * fit, rounded so every slice starts at a multiple of
@@ -191,8 +182,8 @@ static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
     for (int i = 0; i < 3; i++) {
         if (!per[i]) continue;
         if (lim / per[i] < chunk) chunk = lim / per[i];
-        uint64_t st = align / gcd_u64(per[i], align);
-        step = step / gcd_u64(step, st) * st;
+        uint64_t st = align / wgnn__gcd_u64(per[i], align);
+        step = wgnn__lcm_u64(step, st);
     }
     return chunk / step * step * g;
 }

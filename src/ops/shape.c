@@ -171,15 +171,6 @@ static bool dense_dst(const gjob *j) {
     return true;
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The binding covering elements [first, last] of t (es bytes each): offset
  * rounded down to the alignment, size up to 4 bytes. */
 typedef struct window {
@@ -245,7 +236,7 @@ static wgnn_status emit(wgnn_context *ctx, wgnn__plan *p, gjob *j, const char *w
     if (j->mode == G_INDEX) {
         uint64_t row_bytes = (uint64_t)j->row_stride * es;
         if (j->src->buf_size > lim) {
-            uint64_t step = align / gcd_u64(row_bytes, align);
+            uint64_t step = align / wgnn__gcd_u64(row_bytes, align);
             rows_per = (int64_t)(lim / row_bytes / step * step);
             if (rows_per == 0)
                 return wgnn__err(ctx, WGNN_ERR_LIMIT,
