@@ -3,7 +3,7 @@
 #include "models/model.h"
 
 #include "io/image.h"
-#include "ops/op.h" /* wgnn__dims_str */
+#include "ops/op.h" /* wgnn__dims_str, wgnn__desc_numel */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,12 +364,6 @@ wgnn_status wgnn_model_encode_submit(wgnn_model *m, const float *pixel_values, i
     return s;
 }
 
-static uint64_t f32_bytes(const wgnn_desc *d) {
-    uint64_t n = 4;
-    for (int i = 0; i < d->rank; i++) n *= (uint64_t)d->dims[i];
-    return n;
-}
-
 wgnn_status wgnn_model_encode_fetch(wgnn_model *m, float *last_hidden_state, size_t bytes, float *pooler_output,
                                     size_t pooled_bytes) {
     if (!m) return WGNN_ERR_INVALID_ARGUMENT;
@@ -382,14 +376,16 @@ wgnn_status wgnn_model_encode_fetch(wgnn_model *m, float *last_hidden_state, siz
     wgnn_status s = wgnn_graph_desc(m->g, m->v_last, &d[0]);
     if (s == WGNN_OK && m->v_pool >= 0) s = wgnn_graph_desc(m->g, m->v_pool, &d[1]);
     if (s != WGNN_OK) return s;
-    if (last_hidden_state && bytes != f32_bytes(&d[0]))
+    uint64_t want[2] = {wgnn__desc_numel(&d[0]) * wgnn_dtype_size(d[0].dtype),
+                        m->v_pool >= 0 ? wgnn__desc_numel(&d[1]) * wgnn_dtype_size(d[1].dtype) : 0};
+    if (last_hidden_state && bytes != want[0])
         return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
                          "wgnn_model_encode_fetch: %zu bytes given for last_hidden_state, it holds %llu", bytes,
-                         (unsigned long long)f32_bytes(&d[0]));
-    if (pooler_output && pooled_bytes != f32_bytes(&d[1]))
+                         (unsigned long long)want[0]);
+    if (pooler_output && pooled_bytes != want[1])
         return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
                          "wgnn_model_encode_fetch: %zu bytes given for pooler_output, it holds %llu", pooled_bytes,
-                         (unsigned long long)f32_bytes(&d[1]));
+                         (unsigned long long)want[1]);
     void *dst[2] = {last_hidden_state, pooler_output};
     size_t len[2] = {last_hidden_state ? bytes : 0, pooler_output ? pooled_bytes : 0};
     /* the run leaves the pipeline whatever the outcome of the wait */
