@@ -35,11 +35,10 @@ static int pipelined(FILE *info, wgnn_context *ctx, wgnn_model *m, const float *
                      int64_t W, long long iters, const float *last, uint64_t nl, const float *pooled, uint64_t np,
                      char *err) {
     int rc = CLI_OK;
-    float *pl = malloc((size_t)nl * sizeof *pl), *pp = pooled ? malloc((size_t)np * sizeof *pp) : NULL;
+    float *pl = alloc_floats(nl, err), *pp = pooled && pl ? alloc_floats(np, err) : NULL;
     if (!pl || (pooled && !pp)) {
         free(pl);
-        free(pp);
-        return set_err(err, "run: out of host memory");
+        return CLI_FAIL;
     }
     bool same = true;
     wgnn_status s = WGNN_OK;
