@@ -26,8 +26,11 @@
 // where the operand's rows, offsets and extent along the loaded dim are
 // multiples of 4 and a tile splits into whole vec4s a thread.
 //
+// SK (a wave-balanced product, see main): the first tiles whole, the last
+// few in K slices, so that the last wave leaves no multiprocessor idle.
+//
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, ACT (0 none, 1
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, ACT (0 none, 1
 // relu, 2 gelu, 3 gelu tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
@@ -36,7 +39,8 @@
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
 // (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res
 // (f32; a dummy when !HAS_RES).
-// Dispatch: (ceil(n / BN), ceil(m / BM), batches).
+// Dispatch: (ceil(n / BN), ceil(m / BM), batches); SK: sk_total
+// workgroups folded into x * y, one batch entry.
 
 #include "common/act"
 
@@ -64,11 +68,36 @@ var<workgroup> BS: array<vec4<f32>, BK * SB / 4u>;
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
 @compute @workgroup_size(WX * WY)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) tid: u32) {
     let tx = tid % WX;
     let ty = tid / WX;
-    let m0 = wid.y * BM;
-    let n0 = wid.x * BN;
+    var m0 = wid.y * BM;
+    var n0 = wid.x * BN;
+    var kt0 = 0u; // first K tile
+    var tiles = (P.k + BK - 1u) / BK;
+    var c_base = P.c_off + wid.z * P.c_bs;
+    if (SK) {
+        // A wave-balanced product (src/ops/gemm.c, wave_plan), one batch
+        // entry, the workgroups counted flat: u < sk_dp takes output tile u
+        // (tiles row-major, sk_tx a row) whole; the rest take the tiles from
+        // sk_dp on in sk_ts K slices each, slice 0 into C and slice j > 0
+        // into the extras at sk_x: [sk_ts - 1][rows from sk_m0 to m][ldc],
+        // which gemm_reduce.wgsl adds after C's.
+        let u = wid.y * nwg.x + wid.x;
+        if (u >= P.sk_total) { return; }
+        var tile = u;
+        if (u >= P.sk_dp) {
+            let v = u - P.sk_dp;
+            tile = P.sk_dp + v / P.sk_ts;
+            let j = v % P.sk_ts;
+            kt0 = j * tiles / P.sk_ts;
+            tiles = (j + 1u) * tiles / P.sk_ts - kt0;
+            if (j > 0u) { c_base = P.sk_x + ((j - 1u) * (P.m - P.sk_m0) - P.sk_m0) * P.ldc; } // u32 wraps back in C's row
+        }
+        m0 = (tile / P.sk_tx) * BM;
+        n0 = (tile % P.sk_tx) * BN;
+    }
     let a_base = P.a_off + wid.z * P.a_bs;
     let b_base = P.b_off + wid.z * P.b_bs;
 
@@ -93,7 +122,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var ra4: array<vec4<f32>, select(1u, LA4, VA)>;
     var rb4: array<vec4<f32>, select(1u, LB4, VB)>;
 
-    let tiles = (P.k + BK - 1u) / BK;
     for (var t = 0u; t <= tiles; t++) {
         // stage tile t - 1 (loaded last iteration) while tile t loads
         if (t > 0u) {
@@ -141,7 +169,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             workgroupBarrier();
         }
         if (t < tiles) {
-            let k0 = t * BK;
+            let k0 = (kt0 + t) * BK;
             if (VA) {
                 for (var l = 0u; l < LA4; l++) {
                     let e = tid + l * NT;
@@ -211,7 +239,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }
     }
 
-    let c_base = P.c_off + wid.z * P.c_bs;
     let bias_base = P.bias_off + wid.z * P.bias_bs;
     res_base = P.res_off + wid.z * P.res_bs;
     if (HAS_BIAS) {

@@ -61,6 +61,9 @@ typedef struct wgnn__knobs {
     int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */
     int gemm_bias_init;       /* WGNN_GEMM_BIAS_INIT=0/1: the bias in the accumulators off / on every tile; -1 auto */
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */
+    uint32_t compute_units;   /* the GPU's multiprocessors (SMs, CUs), which WebGPU does not report: from
+                                 WGNN_COMPUTE_UNITS=N, else a table of measured GPUs (gpu/context.c); 0
+                                 unknown, and then the GEMM plans no waves (ops/gemm.c) */
     uint32_t gemv_wg;         /* WGNN_GEMV_WG=T: threads of a GEMV workgroup (32..1024, power of 2); 0 auto */
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */
     uint32_t gemv_unroll;     /* WGNN_GEMV_UNROLL=U: loads a lane keeps in flight in the GEMVs (1..16); 0 auto */

@@ -159,6 +159,39 @@ int main(void) {
         tu_run_op(ctx, "addmm 2945x5x2945, bias pass", "addmm", sp, 3, args, 2, NULL, NULL, 0, 1e-4, 1e-3);
     }
     {
+        /* wave-balanced products (gemm.c's wave_choose, gemm.wgsl's SK):
+         * the first tiles whole, the last ones in K slices, their partials
+         * added by gemm_reduce, made to happen by the compute units the
+         * context is told. 2945 x 2945 on 128 x 128 tiles is 24 x 24 = 576
+         * tiles: with 280 units, 560 whole and 16 in 2 slices of K = 32
+         * (reduce one float a thread: n odd); 2945 x 2944 (552 tiles) with
+         * 270 units, 540 whole and 12 in 4 slices of K = 64 (quads), with
+         * GELU, and linear's bias and residual. */
+        uint32_t units = ctx->knobs.compute_units;
+        tu_in_spec odd[3] = {{{WGNN_F32, 1, {2945}}, -1, 1},
+                             {{WGNN_F32, 2, {2945, 32}}, -1, 1},
+                             {{WGNN_F32, 2, {32, 2945}}, -1, 1}};
+        const char *ab[2] = {"beta=0.5", "alpha=2"};
+        ctx->knobs.compute_units = 280;
+        tu_run_op(ctx, "addmm 2945x32x2945, 280 units: 16 tiles in 2 K slices", "addmm", odd, 3, ab, 2, NULL, NULL, 0,
+                  1e-4, 1e-3);
+        tu_in_spec quad[3] = {{{WGNN_F32, 1, {2944}}, -1, 1},
+                              {{WGNN_F32, 2, {2945, 64}}, -1, 1},
+                              {{WGNN_F32, 2, {64, 2944}}, -1, 1}};
+        const char *gelu[1] = {"activation=gelu"};
+        ctx->knobs.compute_units = 270;
+        tu_run_op(ctx, "addmm 2945x64x2944 gelu, 270 units: 12 tiles in 4 K slices", "addmm", quad, 3, gelu, 1, NULL,
+                  NULL, 0, 1e-4, 1e-3);
+        tu_in_spec lin[4] = {{{WGNN_F32, 2, {2945, 64}}, -1, 1},
+                             {{WGNN_F32, 2, {2944, 64}}, -1, 1},
+                             {{WGNN_F32, 1, {2944}}, -1, 1},
+                             {{WGNN_F32, 2, {2945, 2944}}, -1, 1}};
+        const char *res[1] = {"residual=true"};
+        tu_run_op(ctx, "linear 2945x64x2944 bias and residual, 270 units: 12 tiles in 4 K slices", "linear", lin, 4,
+                  res, 1, NULL, NULL, 0, 1e-4, 1e-3);
+        ctx->knobs.compute_units = units;
+    }
+    {
         /* split-K (8 slices of 128) with the reduce in quads (n and the
          * offsets multiples of 4): a bias row with GELU, a bias column, and
          * linear's bias and residual */

@@ -363,6 +363,18 @@ static bool probe_timestamps(wgnn_context *ctx) {
 }
 
 /* Tuning knobs for experiments (docs/PERFORMANCE.md), read once. */
+/* Multiprocessors of the GPUs whose count the GEMM's wave plan has been
+ * measured with (WebGPU does not report it; WGNN_COMPUTE_UNITS=N gives it
+ * for any other). 0: unknown. */
+static uint32_t known_compute_units(const wgnn_adapter_info *info) {
+    static const struct { uint32_t vendor, device, units; } k_gpus[] = {
+        {0x10de, 0x2335, 132}, /* NVIDIA H200 SXM (docs/PERFORMANCE.md, session 7) */
+    };
+    for (size_t i = 0; i < sizeof k_gpus / sizeof k_gpus[0]; i++)
+        if (info->vendor_id == k_gpus[i].vendor && info->device_id == k_gpus[i].device) return k_gpus[i].units;
+    return 0;
+}
+
 static void read_knobs(wgnn__knobs *k) {
     memset(k, 0, sizeof *k);
     k->fused_sacc = k->fused_sg = k->fused_lean = -1;
@@ -393,6 +405,9 @@ static void read_knobs(wgnn__knobs *k) {
     k->gemm_bias_init = env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? atoi(env) : -1;
     env = getenv("WGNN_GEMM_SPLIT");
     k->gemm_split = env && atoi(env) >= 1 && atoi(env) <= 64 ? atoi(env) : -1;
+    env = getenv("WGNN_COMPUTE_UNITS");
+    unsigned long units = env ? strtoul(env, NULL, 10) : 0;
+    k->compute_units = !env ? UINT32_MAX : units <= 4096 ? (uint32_t)units : 0; /* UINT32_MAX: from the table */
     env = getenv("WGNN_GEMV_WG");
     k->gemv_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GEMV_LANES");
@@ -476,6 +491,7 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
                                            "@compute @workgroup_size(32) fn main(@builtin(subgroup_invocation_id) i: u32) {"
                                            " b[i] = subgroupAdd(b[i]); }\n");
     read_knobs(&ctx->knobs);
+    if (ctx->knobs.compute_units == UINT32_MAX) ctx->knobs.compute_units = known_compute_units(&ctx->info);
     st = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_Storage | WGPUBufferUsage_Uniform, "dummy binding",
                              &ctx->dummy);
     if (st == WGNN_OK)

@@ -27,7 +27,8 @@
     X(S, u32, m) X(S, u32, n) X(S, u32, k) X(S, u32, lda) X(S, u32, ldb) X(S, u32, ldc)           \
     X(S, u32, a_off) X(S, u32, b_off) X(S, u32, c_off) X(S, u32, bias_off) X(S, u32, a_bs)        \
     X(S, u32, b_bs) X(S, u32, c_bs) X(S, u32, bias_bs) X(S, u32, bias_rs) X(S, u32, bias_cs)      \
-    X(S, f32, alpha) X(S, f32, beta) X(S, f32, eps) X(S, u32, res_off) X(S, u32, res_bs) X(S, u32, ldr)
+    X(S, f32, alpha) X(S, f32, beta) X(S, f32, eps) X(S, u32, res_off) X(S, u32, res_bs) X(S, u32, ldr)      \
+    X(S, u32, sk_dp) X(S, u32, sk_ts) X(S, u32, sk_tx) X(S, u32, sk_total) X(S, u32, sk_m0) X(S, u32, sk_x)
 WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
 WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
 
@@ -95,6 +96,7 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
         const uint32_t *t = ctx->knobs.gemm_tile;
         return (gemm_tile){t[0], t[1], t[2], t[3], t[4], 0};
     }
+    if (g->sk_ts) return k_tiles[0]; /* a wave plan is made for the 128 x 128 tile alone */
     /* few rows (a ViT block at batch 1: M = 197): 32 x 128 tiles waste the
      * least padding and, with split-K, were fastest or within 5% of it in a
      * sweep of 9 tiles x 5 slice counts on the H200 (docs/PERFORMANCE.md) */
@@ -178,10 +180,25 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
                      g->eps,
                      (uint32_t)first[4],
                      has_res ? (uint32_t)g->res.bs : 0,
-                     (uint32_t)g->ldr};
+                     (uint32_t)g->ldr,
+                     0, 0, 0, 0, 0, 0};
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
     uint64_t gx, gy;
-    if (t->gemv_mr) {
+    if (g->sk_ts) { /* one batch entry, its workgroups counted flat (gemm.wgsl's SK) */
+        uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
+        uint64_t tx = ceil_div(g->n, bn), tiles = tx * ceil_div(g->m, bm);
+        q.sk_dp = g->sk_dp;
+        q.sk_ts = g->sk_ts;
+        q.sk_tx = (uint32_t)tx;
+        q.sk_total = (uint32_t)(g->sk_dp + (tiles - g->sk_dp) * g->sk_ts);
+        q.sk_m0 = (uint32_t)(g->sk_dp / tx * bm);
+        q.sk_x = (uint32_t)(first[2] + (uint64_t)g->m * g->ldc);
+        uint32_t x, y;
+        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, q.sk_total, maxd, "gemm", &x, &y);
+        if (s != WGNN_OK) return s;
+        gx = x;
+        gy = y;
+    } else if (t->gemv_mr) {
         uint32_t x, y;
         wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(g->n, t->wx / t->wy), maxd, "gemm", &x, &y);
         if (s != WGNN_OK) return s;
@@ -207,6 +224,14 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
     return WGNN_OK;
 }
 
+/* Elements a wave-balanced product's tail slices take after C (at C's
+ * ldc): sk_ts - 1 copies of the rows from the first tail tile's on. */
+static uint64_t sk_extra(const wgnn__gemm *g, const gemm_tile *t) {
+    if (!g->sk_ts) return 0;
+    uint64_t bm = (uint64_t)t->wy * t->tm, tx = ceil_div(g->n, (uint64_t)t->wx * t->tn);
+    return (uint64_t)(g->sk_ts - 1) * (g->m - g->sk_dp / tx * bm) * g->ldc;
+}
+
 /* g with everything fitting one binding per batch entry. */
 static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const gemm_tile *t,
                                 const wgnn__gemm *g, bool has_bias) {
@@ -220,7 +245,7 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
          4},
         {&g->b, g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n,
          g->b_f16 ? 2u : 4u},
-        {&g->c, (uint64_t)(g->m - 1) * g->ldc + g->n, 4},
+        {&g->c, (uint64_t)(g->m - 1) * g->ldc + g->n + sk_extra(g, t), 4},
         {&g->bias, (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1, 4},
         {&g->res, (uint64_t)(g->m - 1) * g->ldr + g->n, 4},
     };
@@ -262,7 +287,8 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
 
 #define REDUCE_PARAMS(X, S)                                                                       \
     X(S, u32, m) X(S, u32, n) X(S, u32, s) X(S, u32, ldc) X(S, u32, c_off) X(S, u32, bias_off)    \
-    X(S, u32, bias_rs) X(S, u32, bias_cs) X(S, f32, beta) X(S, u32, res_off) X(S, u32, ldr)
+    X(S, u32, bias_rs) X(S, u32, bias_cs) X(S, f32, beta) X(S, u32, res_off) X(S, u32, ldr)        \
+    X(S, u32, t_m0) X(S, u32, t_dp) X(S, u32, t_n) X(S, u32, t_tx) X(S, u32, t_bm) X(S, u32, t_bn)
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
 WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
 
@@ -312,13 +338,116 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
     return best;
 }
 
+/* ---- wave plan ----------------------------------------------------------------
+ * A GPU runs a product's workgroups in waves. On the H200 (132 SMs) the
+ * 128 x 128 tile runs two workgroups an SM, and a last wave that leaves at
+ * most one on each SM takes about half a wave (one keeps an SM about as
+ * busy as two), so a product's time goes in steps of half a wave: mm
+ * 5632 x 3072 x 768 (1056 tiles, 8 x 132) 0.648 ms, 5760 and 6272 rows
+ * (1080 and 1176 tiles) 0.72, 6304 rows (1200 tiles, 9.09 x 132) 0.783
+ * (docs/PERFORMANCE.md, session 7). Where the GPU's compute units are known
+ * (knobs.compute_units), a product on that tile that goes through
+ * gemm_reduce anyway (a bias pass or split-K) takes the slicing with the
+ * fewest modelled waves: S uniform K slices, or its first tiles whole and
+ * the last few (fewer than the units) in ts K slices each, one workgroup
+ * an SM in a short last wave (gemm.wgsl's SK). The model also counts the
+ * reduce's reads of every slice past the first. ViT-B/16's fc2 at batch 32
+ * (6304 x 768 x 3072) measured 0.877 / 0.807 / 0.767 / 0.815 / 0.794 ms in
+ * 1 / 2 / 3 / 4 / 6 slices, the model's order exactly (and 4 first at
+ * SigLIP's 6272 rows, as measured). */
+typedef struct wave_plan {
+    uint32_t s;      /* uniform K slices (1: the bias pass alone) */
+    uint32_t dp, ts; /* ts > 0 (then s = 1): tiles below dp whole, the rest in ts K slices */
+} wave_plan;
+
+#define WAVE_MIN_TILES 2u       /* K tiles in a tail slice, at least */
+#define WAVE_MAX_TS 16u         /* tail slices, at most */
+#define WAVE_FLOP_PER_BYTE 13.0 /* the tile's FLOP rate over the reduce's read rate (H200: ~40 TFLOP/s, ~3 TB/s) */
+
+/* waves (of two workgroups on each of `units`) that `wgs` workgroups take */
+static double waves(uint64_t wgs, uint32_t units) {
+    uint64_t full = wgs / (2ull * units), rem = wgs % (2ull * units);
+    return (double)full + (rem == 0 ? 0.0 : rem <= units ? 0.5 : 1.0);
+}
+
+static bool same_tile(gemm_tile a, gemm_tile b) {
+    return a.wx == b.wx && a.wy == b.wy && a.tm == b.tm && a.tn == b.tn && a.bk == b.bk && a.gemv_mr == b.gemv_mr;
+}
+
+/* g split in s uniform K slices as plan_split records it (batch entries) */
+static wgnn__gemm sliced(const wgnn__gemm *g, uint32_t s) {
+    wgnn__gemm h = *g;
+    h.batch = s;
+    h.k = g->k / s;
+    h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
+    h.res = (wgnn__gemm_operand){NULL, -1, 0, 0};
+    h.c = (wgnn__gemm_operand){NULL, 0, 0, 0};
+    return h;
+}
+
+/* The plan for g, which split_count gave s0 slices (1: a bias pass). In
+ * waves of whole-K tiles: s slices cost waves(T s) / s plus p (s - 1) for
+ * the reduce's reads, p = (T / units) (FLOP per byte) / K; the tail plan
+ * q / 2 + 1 / (2 ts) + p (ts - 1) r / T (q = T / units whole rounds of
+ * tiles, r the rest). A plan other than s0's is taken when it is 3% less. */
+static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s0) {
+    wave_plan w = {s0, 0, 0};
+    uint32_t units = ctx->knobs.compute_units;
+    if (!units || ctx->knobs.gemm_split >= 1 || g->batch != 1) return w;
+    wgnn__gemm h0 = sliced(g, s0);
+    gemm_tile t = pick_tile(ctx, &h0);
+    if (!same_tile(t, k_tiles[0]) && !(ctx->knobs.gemm_tile[0] && t.wx == 16 && t.wy == 16 && t.tm == 8 && t.tn == 8))
+        return w; /* the model is the 128 x 128 tile's */
+    /* A and B must each fit one binding (no row splits) */
+    uint64_t room = binding_cap(ctx) / 4 - 64;
+    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k;
+    uint64_t b_ext = g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
+    if (a_ext > room || b_ext * (g->b_f16 ? 2u : 4u) / 4u > room) return w;
+    uint64_t bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn;
+    uint64_t tiles = ceil_div(g->m, bm) * ceil_div(g->n, bn), ktiles = ceil_div(g->k, t.bk);
+    double p = (double)tiles / units * WAVE_FLOP_PER_BYTE / g->k;
+    double c0 = waves(tiles * s0, units) / s0 + p * (s0 - 1), best = c0;
+    wave_plan pick = w;
+    for (uint32_t s = 1; s <= 8; s++) {
+        if (s == s0 || g->k % s || (s > 1 && (g->k / s < SPLIT_MIN_SLICE || (g->k / s) % 4))) continue;
+        wgnn__gemm h = sliced(g, s);
+        if (!same_tile(pick_tile(ctx, &h), t)) continue;
+        double c = waves(tiles * s, units) / s + p * (s - 1);
+        if (c < best) best = c, pick = (wave_plan){s, 0, 0};
+    }
+    uint64_t q = tiles / units, r = tiles % units;
+    if (q >= 1 && r > 0) {
+        uint64_t ts = units / r;
+        if (ts > ktiles / WAVE_MIN_TILES) ts = ktiles / WAVE_MIN_TILES;
+        if (ts > WAVE_MAX_TS) ts = WAVE_MAX_TS;
+        double c = q / 2.0 + 0.5 / (double)ts + p * (double)(ts - 1) * r / tiles;
+        if (ts >= 2 && c < best) best = c, pick = (wave_plan){1, (uint32_t)(q * units), (uint32_t)ts};
+    }
+    return best < 0.97 * c0 ? pick : w;
+}
+
 /* *skipped: nothing recorded, the plain route must run (the partials do
  * not fit a binding, or the plan has no scratch slot left). */
-static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t s_count,
-                              bool has_bias, bool *skipped) {
+static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, wave_plan w, bool has_bias,
+                              bool *skipped) {
     uint64_t mn = (uint64_t)g->m * g->n, bytes;
+    uint32_t s_count = w.s;
+    /* the tail's slices past the first: [ts - 1][rows from t_m0][n] after the partials */
+    uint32_t t_bm = 128, t_bn = 128, t_tx = 0, t_m0 = 0;
+    uint64_t extra = 0;
+    if (w.ts) {
+        wgnn__gemm h = sliced(g, 1);
+        h.sk_dp = w.dp, h.sk_ts = w.ts;
+        gemm_tile t = pick_tile(ctx, &h);
+        t_bm = t.wy * t.tm;
+        t_bn = t.wx * t.tn;
+        t_tx = (uint32_t)ceil_div(g->n, t_bn);
+        t_m0 = w.dp / t_tx * t_bm;
+        extra = (uint64_t)(w.ts - 1) * (g->m - t_m0) * g->n;
+    }
     *skipped = true;
-    if (!wgnn__mul_u64(mn * 4, s_count, &bytes) || bytes > binding_cap(ctx)) return WGNN_OK;
+    if (!wgnn__mul_u64(mn * 4, s_count, &bytes) || bytes + extra * 4 > binding_cap(ctx)) return WGNN_OK;
+    bytes += extra * 4;
     int sc = wgnn__plan_scratch(p, bytes);
     if (sc < 0) return WGNN_OK;
     *skipped = false;
@@ -328,6 +457,8 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     h.k = kc;
     h.a.bs = g->trans_a ? (uint64_t)kc * g->lda : kc;
     h.b.bs = g->trans_b ? kc : (uint64_t)kc * g->ldb;
+    h.sk_dp = w.dp;
+    h.sk_ts = w.ts;
     h.c = (wgnn__gemm_operand){NULL, sc, 0, mn};
     h.ldc = g->n;
     h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
@@ -365,7 +496,13 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
                        (uint32_t)g->bias_cs,
                        g->beta,
                        (uint32_t)g->res.off,
-                       (uint32_t)g->ldr};
+                       (uint32_t)g->ldr,
+                       t_m0,
+                       w.dp,
+                       w.ts ? w.ts - 1 : 0,
+                       t_tx,
+                       t_bm,
+                       t_bn};
     uint32_t gx, gy;
     if ((s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(mn / (v4 ? 4 : 1), wg),
                                               ctx->limits.maxComputeWorkgroupsPerDimension, "gemm", &gx, &gy)) != WGNN_OK)
@@ -462,7 +599,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
             (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull) {
             bool skipped;
-            wgnn_status s = plan_split(ctx, p, g, sk, hb, &skipped);
+            wgnn_status s = plan_split(ctx, p, g, wave_choose(ctx, g, sk), hb, &skipped);
             if (!skipped || s != WGNN_OK) return s;
         }
     }
@@ -510,11 +647,11 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
                          "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
-                         "const HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
+                         "const HAS_RES: bool = %s;\nconst SK: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false",
-                         g->res.buf ? "true" : "false", (unsigned)g->act);
+                         g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
@@ -552,6 +689,8 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     uint64_t res_ext = (uint64_t)(g->m - 1) * g->ldr + g->n;
     if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room) && (!has_res || res_ext <= room))
         return plan_batches(ctx, p, pipe, &t, g, has_bias);
+    if (g->sk_ts) /* wave_choose makes no plan whose operands do not fit */
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a wave-balanced product does not fit one binding");
     if (g->trans_a || a_row > room || g->n > room || (has_bias && bias_row > room))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "gemm: one %s of a %u x %u x %u product passes the device's maxStorageBufferBindingSize "

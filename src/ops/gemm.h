@@ -56,6 +56,9 @@ typedef struct wgnn__gemm {
     wgnn__pre pre; /* batch 1, A not transposed; lda counts A's stored row (2k for SWIGLU) */
     float eps;     /* RMS's */
     WGPUBuffer prew; /* RMS_W's weight [k] float32 */
+    /* Set by the planner alone (a wave-balanced product, src/ops/gemm.c):
+     * tiles below sk_dp whole, the rest in sk_ts K slices each; 0: off. */
+    uint32_t sk_dp, sk_ts;
 } wgnn__gemm;
 
 /* Appends the dispatches of one GEMM to p (chunked over the batch or split
