@@ -96,7 +96,7 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
         const uint32_t *t = ctx->knobs.gemm_tile;
         return (gemm_tile){t[0], t[1], t[2], t[3], t[4], 0};
     }
-    if (g->sk_ts) return k_tiles[0]; /* a wave plan is made for the 128 x 128 tile alone */
+    if (g->sk_ts || g->big_tile) return k_tiles[0]; /* a wave plan is made for the 128 x 128 tile alone */
     /* few rows (a ViT block at batch 1: M = 197): 32 x 128 tiles waste the
      * least padding and, with split-K, were fastest or within 5% of it in a
      * sweep of 9 tiles x 5 slice counts on the H200 (docs/PERFORMANCE.md) */
@@ -295,6 +295,7 @@ WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
 #define SPLIT_MIN_SLICE 128u  /* K values per slice, at least */
 #define SPLIT_TARGET_GROUPS 512u
 #define BIAS_PASS 0x10000u  /* flag in split_count's result: one slice, bias in gemm_reduce */
+#define WAVE_WIDE 0x20000u  /* flag in split_count's result: WGNN_GEMM_WAVES=2's product */
 
 /* Slices for g: 1 (no split) unless the problem is one product with few
  * tiles, its K long enough, and its output and bias bindable whole. */
@@ -325,6 +326,13 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS / 2 && g->k >= 2048 && g->k % 4 == 0)
         return 4;
+    /* WGNN_GEMM_WAVES=2 (measurements): a product with a bias and a wave
+     * or more of 128 x 128 tiles (two a compute unit) takes the bias pass
+     * and the wave plan too */
+    if (ctx->knobs.gemm_waves == 2 && has_bias && !g->trans_a && ctx->knobs.compute_units &&
+        ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
+        ceil_div(g->m, 128) * ceil_div(g->n, 128) >= 2ull * ctx->knobs.compute_units)
+        return 1 | BIAS_PASS | WAVE_WIDE;
     /* tiles of the kernel small problems get: 32 x 128 for few rows
      * (aiming at 768 workgroups, at most 8 slices: the sweep's best), else
      * 64 x 64 */
@@ -358,6 +366,7 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
 typedef struct wave_plan {
     uint32_t s;      /* uniform K slices (1: the bias pass alone) */
     uint32_t dp, ts; /* ts > 0 (then s = 1): tiles below dp whole, the rest in ts K slices */
+    bool big;        /* planned on the 128 x 128 tile (else: split_count's plan as it was) */
 } wave_plan;
 
 #define WAVE_MIN_TILES 2u       /* K tiles in a tail slice, at least */
@@ -368,10 +377,6 @@ typedef struct wave_plan {
 static double waves(uint64_t wgs, uint32_t units) {
     uint64_t full = wgs / (2ull * units), rem = wgs % (2ull * units);
     return (double)full + (rem == 0 ? 0.0 : rem <= units ? 0.5 : 1.0);
-}
-
-static bool same_tile(gemm_tile a, gemm_tile b) {
-    return a.wx == b.wx && a.wy == b.wy && a.tm == b.tm && a.tn == b.tn && a.bk == b.bk && a.gemv_mr == b.gemv_mr;
 }
 
 /* g split in s uniform K slices as plan_split records it (batch entries) */
@@ -390,14 +395,15 @@ static wgnn__gemm sliced(const wgnn__gemm *g, uint32_t s) {
  * the reduce's reads, p = (T / units) (FLOP per byte) / K; the tail plan
  * q / 2 + 1 / (2 ts) + p (ts - 1) r / T (q = T / units whole rounds of
  * tiles, r the rest). A plan other than s0's is taken when it is 3% less. */
-static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s0) {
-    wave_plan w = {s0, 0, 0};
+static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s0, bool wide) {
+    wave_plan w = {s0, 0, 0, false};
     uint32_t units = ctx->knobs.compute_units;
-    if (!units || ctx->knobs.gemm_split >= 1 || g->batch != 1) return w;
+    if (!units || ctx->knobs.gemm_split >= 1 || ctx->knobs.gemm_waves == 0 || g->batch != 1) return w;
     wgnn__gemm h0 = sliced(g, s0);
     gemm_tile t = pick_tile(ctx, &h0);
-    if (!same_tile(t, k_tiles[0]) && !(ctx->knobs.gemm_tile[0] && t.wx == 16 && t.wy == 16 && t.tm == 8 && t.tn == 8))
-        return w; /* the model is the 128 x 128 tile's */
+    bool big = t.wx == 16 && t.wy == 16 && t.tm == 8 && t.tn == 8 && !t.gemv_mr;
+    if (!big && !(wide && !ctx->knobs.gemm_tile[0])) return w; /* the model is the 128 x 128 tile's */
+    if (!big) t = k_tiles[0];
     /* A and B must each fit one binding (no row splits) */
     uint64_t room = binding_cap(ctx) / 4 - 64;
     uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k;
@@ -407,13 +413,11 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
     uint64_t tiles = ceil_div(g->m, bm) * ceil_div(g->n, bn), ktiles = ceil_div(g->k, t.bk);
     double p = (double)tiles / units * WAVE_FLOP_PER_BYTE / g->k;
     double c0 = waves(tiles * s0, units) / s0 + p * (s0 - 1), best = c0;
-    wave_plan pick = w;
+    wave_plan pick = {s0, 0, 0, true};
     for (uint32_t s = 1; s <= 8; s++) {
         if (s == s0 || g->k % s || (s > 1 && (g->k / s < SPLIT_MIN_SLICE || (g->k / s) % 4))) continue;
-        wgnn__gemm h = sliced(g, s);
-        if (!same_tile(pick_tile(ctx, &h), t)) continue;
         double c = waves(tiles * s, units) / s + p * (s - 1);
-        if (c < best) best = c, pick = (wave_plan){s, 0, 0};
+        if (c < best) best = c, pick = (wave_plan){s, 0, 0, true};
     }
     uint64_t q = tiles / units, r = tiles % units;
     if (q >= 1 && r > 0) {
@@ -421,9 +425,9 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
         if (ts > ktiles / WAVE_MIN_TILES) ts = ktiles / WAVE_MIN_TILES;
         if (ts > WAVE_MAX_TS) ts = WAVE_MAX_TS;
         double c = q / 2.0 + 0.5 / (double)ts + p * (double)(ts - 1) * r / tiles;
-        if (ts >= 2 && c < best) best = c, pick = (wave_plan){1, (uint32_t)(q * units), (uint32_t)ts};
+        if (ts >= 2 && c < best) best = c, pick = (wave_plan){1, (uint32_t)(q * units), (uint32_t)ts, true};
     }
-    return best < 0.97 * c0 ? pick : w;
+    return wide || best < 0.97 * c0 ? pick : w;
 }
 
 /* *skipped: nothing recorded, the plain route must run (the partials do
@@ -459,6 +463,7 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     h.b.bs = g->trans_b ? kc : (uint64_t)kc * g->ldb;
     h.sk_dp = w.dp;
     h.sk_ts = w.ts;
+    h.big_tile = w.big;
     h.c = (wgnn__gemm_operand){NULL, sc, 0, mn};
     h.ldc = g->n;
     h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
@@ -591,15 +596,15 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
     {
         bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
         uint32_t sk = split_count(ctx, g, hb);
-        bool bias_pass = (sk & BIAS_PASS) != 0;
-        sk &= ~BIAS_PASS;
+        bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;
+        sk &= ~(BIAS_PASS | WAVE_WIDE);
         /* offsets and strides of the partial products must stay u32 */
         if ((sk > 1 || bias_pass) && g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull &&
             g->res.off <= 0xFFFFFFFFull && g->ldr <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull) {
             bool skipped;
-            wgnn_status s = plan_split(ctx, p, g, wave_choose(ctx, g, sk), hb, &skipped);
+            wgnn_status s = plan_split(ctx, p, g, wave_choose(ctx, g, sk, wide), hb, &skipped);
             if (!skipped || s != WGNN_OK) return s;
         }
     }

@@ -59,6 +59,7 @@ typedef struct wgnn__gemm {
     /* Set by the planner alone (a wave-balanced product, src/ops/gemm.c):
      * tiles below sk_dp whole, the rest in sk_ts K slices each; 0: off. */
     uint32_t sk_dp, sk_ts;
+    bool big_tile; /* planner alone: a wave plan's product, on the 128 x 128 tile */
 } wgnn__gemm;
 
 /* Appends the dispatches of one GEMM to p (chunked over the batch or split
