@@ -189,6 +189,15 @@ int main(void) {
         const char *res[1] = {"residual=true"};
         tu_run_op(ctx, "linear 2945x64x2944 bias and residual, 270 units: 12 tiles in 4 K slices", "linear", lin, 4,
                   res, 1, NULL, NULL, 0, 1e-4, 1e-3);
+        /* too few tiles for the bias pass (16 x 14 = 224 < 512) but two
+         * waves' worth at 100 units: the 128 x 128 tile all the same, 200
+         * tiles whole and 24 in 4 slices; a bias column */
+        tu_in_spec col[3] = {{{WGNN_F32, 2, {2000, 1}}, -1, 1},
+                             {{WGNN_F32, 2, {2000, 64}}, -1, 1},
+                             {{WGNN_F32, 2, {64, 1700}}, -1, 1}};
+        ctx->knobs.compute_units = 100;
+        tu_run_op(ctx, "addmm 2000x64x1700 bias column, 100 units: 24 tiles in 4 K slices", "addmm", col, 3, ab, 2,
+                  NULL, NULL, 0, 1e-4, 1e-3);
         ctx->knobs.compute_units = units;
     }
     {

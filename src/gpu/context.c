@@ -409,7 +409,7 @@ static void read_knobs(wgnn__knobs *k) {
     unsigned long units = env ? strtoul(env, NULL, 10) : 0;
     k->compute_units = !env ? UINT32_MAX : units <= 4096 ? (uint32_t)units : 0; /* UINT32_MAX: from the table */
     env = getenv("WGNN_GEMM_WAVES");
-    k->gemm_waves = env && (strcmp(env, "0") == 0 || strcmp(env, "2") == 0) ? atoi(env) : -1;
+    k->gemm_waves = env && strcmp(env, "0") == 0 ? 0 : -1;
     env = getenv("WGNN_GEMV_WG");
     k->gemv_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GEMV_LANES");
