@@ -198,6 +198,15 @@ int main(void) {
         ctx->knobs.compute_units = 100;
         tu_run_op(ctx, "addmm 2000x64x1700 bias column, 100 units: 24 tiles in 4 K slices", "addmm", col, 3, ab, 2,
                   NULL, NULL, 0, 1e-4, 1e-3);
+        /* a wave only when K is split: 16 tiles, K = 1024, 40 units: 2
+         * uniform slices on the 128 x 128 tile, the bias and ReLU in the reduce */
+        tu_in_spec two[3] = {{{WGNN_F32, 1, {500}}, -1, 1},
+                             {{WGNN_F32, 2, {500, 1024}}, -1, 1},
+                             {{WGNN_F32, 2, {1024, 500}}, -1, 1}};
+        const char *relu[1] = {"activation=relu"};
+        ctx->knobs.compute_units = 40;
+        tu_run_op(ctx, "addmm 500x1024x500 relu, 40 units: 2 K slices on 128 x 128", "addmm", two, 3, relu, 1, NULL,
+                  NULL, 0, 1e-4, 1e-3);
         ctx->knobs.compute_units = units;
     }
     {

@@ -326,14 +326,18 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS / 2 && g->k >= 2048 && g->k % 4 == 0)
         return 4;
-    /* where the compute units are known, a product with a bias and a wave
-     * or more of 128 x 128 tiles (two a compute unit) takes the bias pass
-     * and the wave plan too: ViT-B/16's out projection at batch 32 (6304 x
-     * 768 x 768, 300 tiles) 0.236 -> 0.222 ms on the H200 (264 whole, 36 in
-     * 3 K slices), against the 128 x 64 tile with the bias in it */
-    if (ctx->knobs.gemm_waves != 0 && has_bias && !g->trans_a && ctx->knobs.compute_units &&
-        ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
-        ceil_div(g->m, 128) * ceil_div(g->n, 128) >= 2ull * ctx->knobs.compute_units)
+    /* where the compute units are known, a product with a bias and more
+     * than 256 rows that gives a wave or more of 128 x 128 tiles (two a
+     * compute unit), counting up to 8 K slices of 128 or more, takes the
+     * bias pass and the wave plan too: ViT-B/16's out projection at batch
+     * 32 (6304 x 768 x 768, 300 tiles) 0.236 -> 0.222 ms on the H200 (264
+     * whole, 36 in 3 K slices), against the 128 x 64 tile with the bias in
+     * it (docs/PERFORMANCE.md, session 7) */
+    uint64_t t128 = ceil_div(g->m, 128) * ceil_div(g->n, 128);
+    uint64_t smax = g->k / SPLIT_MIN_SLICE < 8 ? g->k / SPLIT_MIN_SLICE : 8;
+    if (ctx->knobs.gemm_waves != 0 && has_bias && !g->trans_a && ctx->knobs.compute_units && g->m > SMALL_M &&
+        ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 && t128 * 128 * 128 * 4 <= (uint64_t)g->m * g->n * 5 &&
+        t128 * (smax > 1 ? smax : 1) >= 2ull * ctx->knobs.compute_units)
         return 1 | BIAS_PASS | WAVE_WIDE;
     /* tiles of the kernel small problems get: 32 x 128 for few rows
      * (aiming at 768 workgroups, at most 8 slices: the sweep's best), else
