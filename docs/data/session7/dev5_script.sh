@@ -4,6 +4,7 @@
 # shape, then both encoders at batch 1, 8, 32 with PyTorch in the same call.
 . bench/h200_env.sh
 . bench/op_median.sh
+. bench/models_summary.sh
 {
 bash bench/kernel_stats/kstat.sh -- bench op addmm --in-shape f32:768 --in-shape f32:6304,768 --in-shape f32:768,768 --iters 1 2>&1 | grep -iE "gemm|name|regis" | head -8
 ./build/wgnn bench sdpa --shape 32,12,197,197,64 --check --iters 20 2>&1 | tail -2
@@ -15,9 +16,4 @@ op_bin out-6304 build/old/wgnn -- addmm $args
 } > $OUT/pre.txt 2>&1
 cat $OUT/pre.txt
 OUT=$OUT/m OLD=build/old/wgnn WEIGHTS=f32 ITERS=20 bash bench/h200_models.sh 1,8,32 > $OUT/models.txt 2>&1
-python3 -c 'import json,sys
-for l in open(sys.argv[1]): d=json.loads(l); print("torch", d["model"], d["batch"], "%.3f" % d["median_ms"])' $OUT/m/torch_models.jsonl
-for f in $OUT/m/wgnn_*.txt $OUT/m/old_*.txt; do
-  printf "%-36s " $(basename $f)
-  sed -nE 's/.*runs: median ([0-9.]+) ms.*upload ([0-9.]+) ms.*waiting ([0-9.]+) ms/single \1 (upload \2 wait \3)/p; s/^GPU time: ([0-9.]+) ms summed.*/gpu \1/p; s/^pipelined: .* ([0-9.]+) ms a run.*(outputs [a-z ]*).*/pipelined \1 \2/p; s/^last_hidden_state.*max \|diff\| ([^,]*),.*-> (.*)/diff \1 \2/p' $f | tr "\n" " "; echo
-done
+models_summary $OUT/m
