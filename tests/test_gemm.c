@@ -189,6 +189,11 @@ int main(void) {
         const char *res[1] = {"residual=true"};
         tu_run_op(ctx, "linear 2945x64x2944 bias and residual, 270 units: 12 tiles in 4 K slices", "linear", lin, 4,
                   res, 1, NULL, NULL, 0, 1e-4, 1e-3);
+        tu_in_spec lin16[3] = {{{WGNN_F32, 2, {2945, 64}}, -1, 1},
+                               {{WGNN_F16, 2, {2944, 64}}, -1, 1},
+                               {{WGNN_F32, 1, {2944}}, -1, 1}};
+        tu_run_op(ctx, "linear 2945x64x2944 f16 weight, 270 units: 12 tiles in 4 K slices", "linear", lin16, 3, NULL,
+                  0, NULL, NULL, 0, 1e-4, 1e-3);
         /* too few tiles for the bias pass (16 x 14 = 224 < 512) but two
          * waves' worth at 100 units: the 128 x 128 tile all the same, 200
          * tiles whole and 24 in 4 slices; a bias column */

@@ -128,7 +128,8 @@ typedef struct tu_in_spec {
 
 /* Runs op on random inputs (plus the specials at the given flat indices of
  * input 0) and compares with wgnn_op_ref; NaN must meet NaN, an infinity
- * the same infinity. */
+ * the same infinity. Inputs are float32 or float16 (random floats rounded to
+ * halves); the output float32. */
 static inline void tu_run_op(wgnn_context *ctx, const char *what, const char *op, const tu_in_spec *sp, int n_in,
                 const char *const *args, int n_args, const uint64_t *sp_idx, const float *sp_val, int n_sp,
                 double atol, double rtol) {
@@ -155,8 +156,18 @@ static inline void tu_run_op(wgnn_context *ctx, const char *what, const char *op
             for (int k = 0; k < n_sp; k++) hin[0][sp_idx[k]] = sp_val[k];
         hi[i].desc = sp[i].d;
         hi[i].data = hin[i];
-        ok = wgnn_tensor_create(ctx, WGNN_F32, sp[i].d.rank, sp[i].d.dims, &tin[i]) == WGNN_OK &&
-             wgnn_tensor_upload(ctx, tin[i], hin[i], (size_t)n * 4) == WGNN_OK;
+        size_t esz = 4;
+        if (sp[i].d.dtype == WGNN_F16) { /* halves in place of the floats, for the op and the reference */
+            uint16_t *h = malloc((size_t)n * 2 + 2);
+            ok = h != NULL;
+            if (!ok) break;
+            wgnn_f32_to_f16(hin[i], h, (size_t)n);
+            memcpy(hin[i], h, (size_t)n * 2);
+            free(h);
+            esz = 2;
+        }
+        ok = wgnn_tensor_create(ctx, sp[i].d.dtype, sp[i].d.rank, sp[i].d.dims, &tin[i]) == WGNN_OK &&
+             wgnn_tensor_upload(ctx, tin[i], hin[i], (size_t)n * esz) == WGNN_OK;
     }
     uint64_t no = 1;
     for (int k = 0; k < dout.rank; k++) no *= (uint64_t)dout.dims[k];
