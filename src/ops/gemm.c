@@ -12,7 +12,10 @@
  * enough workgroups to fill a large GPU, else 128 x 64, else 64 x 64, else
  * 32 x 32 (K tiles of 16 but for 128 x 128 and 32 x 32: as measured on the
  * H200, docs/PERFORMANCE.md). WGNN_GEMM_TILE=WXxWYxTMxTN[xBK] forces one
- * (benchmarks, docs/PERFORMANCE.md).
+ * (benchmarks, docs/PERFORMANCE.md). Large products with a bias, and
+ * few-tile products with a long K, run through gemm_reduce.wgsl (the bias
+ * pass, split-K); where the GPU's compute units are known, those are planned
+ * in whole waves of them (the wave plan, below; docs/OPS.md).
  *
  * Operands larger than one storage binding are split: over the batch
  * (binding ranges start at aligned offsets, the remainder goes in the
