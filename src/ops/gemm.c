@@ -612,8 +612,11 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
             g->res.off <= 0xFFFFFFFFull && g->ldr <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull) {
-            bool skipped;
-            wgnn_status s = plan_split(ctx, p, g, wave_choose(ctx, g, sk, wide), hb, &skipped);
+            /* a product moved onto the 128 x 128 tile for a wave plan that
+             * then makes none goes the plain route (its tile and bias) */
+            wave_plan w = wave_choose(ctx, g, sk, wide);
+            bool skipped = true;
+            wgnn_status s = wide && !w.big ? WGNN_OK : plan_split(ctx, p, g, w, hb, &skipped);
             if (!skipped || s != WGNN_OK) return s;
         }
     }
