@@ -2,6 +2,8 @@
  * reference (double accumulation), and every validation error. */
 #include "testutil.h"
 
+#include "internal.h" /* the context's copy of the device limits (test_fused_head_chunks) */
+
 #define ATOL 1e-4
 #define RTOL 1e-3
 
@@ -178,6 +180,22 @@ static void test_causal_gqa(wgnn_context *ctx) {
         case_desc big = {4, {1, 4}, 67, 133, 36, MASK_NONE, 0, 0, 1}; /* several query and key tiles, odd D4 */
         run_case_ex(ctx, &big, 1, c, fa, 2);
     }
+}
+
+/* The fused kernel over chunks of heads (sdpa_fused.c fused_chunk): a
+ * 16 KiB storage binding at 16-byte offsets holds one kv head's group of
+ * q heads (4 x 23 x 20 floats: 7360 bytes) and its mask rows (11408), so
+ * B*H = 16 q heads run as 4 dispatches; causal, GQA 8/2, a random mask. */
+static void test_fused_head_chunks(wgnn_context *ctx) {
+    static const wgnn_sdpa_impl fused[] = {WGNN_SDPA_FUSED};
+    WGPULimits saved = ctx->limits;
+    ctx->limits.maxStorageBufferBindingSize = 16384;
+    ctx->limits.minStorageBufferOffsetAlignment = 16;
+    case_desc c = {4, {2, 8}, 23, 31, 20, MASK_RANDOM, 0, 0, 1};
+    run_case_ex(ctx, &c, 2, WGNN_SDPA_CAUSAL_TOP_LEFT, fused, 1);
+    case_desc plain = {4, {2, 8}, 23, 31, 20, MASK_NONE, 0, 0, 1};
+    run_case_ex(ctx, &plain, 1, WGNN_SDPA_CAUSAL_NONE, fused, 1);
+    ctx->limits = saved;
 }
 
 static void test_suite_shapes(wgnn_context *ctx) {
@@ -444,6 +462,7 @@ int main(int argc, char **argv) {
         return tu_finish();
     }
     test_suite_shapes(ctx);
+    test_fused_head_chunks(ctx);
     test_masks_and_scale(ctx);
     test_many_rows(ctx, argc <= 1); /* the slow chunking case once, not in the per-tile reruns */
     test_random_sweep(ctx);

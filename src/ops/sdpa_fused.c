@@ -4,6 +4,7 @@
  * qkv_sdpa_kvcache (src/ops/sdpa_kvcache.c). Picks the tile (fused_tile,
  * as measured on the H200 and lavapipe), the key splits, the heads a
  * dispatch takes (one storage binding each) and the rows' strides. */
+#include "norm.h"
 #include "op.h"
 #include "sdpa.h"
 
@@ -178,20 +179,9 @@ static void fused_split(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg
  * Counted in kv heads, each with its group of q heads, so that a chunk
  * never splits a group. */
 static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
-    uint64_t es = sh->f16 ? 2u : 4u, g = sh->group, units = sh->bh / g;
+    uint64_t es = sh->f16 ? 2u : 4u, g = sh->group;
     uint64_t per[3] = {g * sh->s_q * sh->d * es, sh->s_kv * sh->d * es, sh->mask ? g * sh->s_q * sh->s_kv * 4u : 0};
-    uint64_t lim = ctx->limits.maxStorageBufferBindingSize, align = ctx->limits.minStorageBufferOffsetAlignment;
-    bool fits = true;
-    for (int i = 0; i < 3; i++) fits = fits && per[i] * units <= lim;
-    if (fits) return sh->bh;
-    uint64_t chunk = units, step = 1;
-    for (int i = 0; i < 3; i++) {
-        if (!per[i]) continue;
-        if (lim / per[i] < chunk) chunk = lim / per[i];
-        uint64_t st = align / wgnn__gcd_u64(per[i], align);
-        step = wgnn__lcm_u64(step, st);
-    }
-    return chunk / step * step * g;
+    return wgnn__units_per_binding(ctx, per, 3, sh->bh / g) * g;
 }
 
 /* The whole fused plan, shared by wgnn_sdpa and wgnn_sdpa_scratch_bytes so
