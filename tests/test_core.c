@@ -60,6 +60,22 @@ static void test_context(wgnn_context *ctx) {
           wgnn_context_error(bad));
     wgnn_context_destroy(bad);
     wgnn_context_destroy(NULL);
+
+    /* compute units: none known for lavapipe; WGNN_COMPUTE_UNITS when set
+     * (0 or past 4096: none) */
+    CHECK(wgnn_context_compute_units(NULL) == 0, "compute units of no context: 0");
+    if (!getenv("WGNN_COMPUTE_UNITS"))
+        CHECK(wgnn_context_compute_units(ctx) == 0, "lavapipe: no known compute units (got %u)",
+              wgnn_context_compute_units(ctx));
+    static const struct { const char *env; uint32_t want; } units[] = {{"12", 12}, {"0", 0}, {"100000", 0}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        setenv("WGNN_COMPUTE_UNITS", units[i].env, 1);
+        wgnn_context *c = NULL;
+        CHECK(wgnn_context_create(NULL, &c) == WGNN_OK && wgnn_context_compute_units(c) == units[i].want,
+              "WGNN_COMPUTE_UNITS=%s: %u compute units", units[i].env, c ? wgnn_context_compute_units(c) : 0u);
+        wgnn_context_destroy(c);
+    }
+    unsetenv("WGNN_COMPUTE_UNITS");
 }
 
 static void test_tensors(wgnn_context *ctx) {

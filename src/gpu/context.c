@@ -573,3 +573,4 @@ void wgnn_context_limits(const wgnn_context *ctx, wgnn_limits *l) {
 int wgnn_context_has_f16(const wgnn_context *ctx) { return ctx && ctx->has_f16; }
 int wgnn_context_has_subgroups(const wgnn_context *ctx) { return ctx && ctx->has_subgroups; }
 int wgnn_context_has_timestamps(const wgnn_context *ctx) { return ctx && ctx->has_timestamps; }
+uint32_t wgnn_context_compute_units(const wgnn_context *ctx) { return ctx ? ctx->knobs.compute_units : 0; }

@@ -87,6 +87,12 @@ int cmd_info(const global_opts *g, int argc, char **argv) {
     printf("Enabled features: shader-f16 %s, subgroups %s, timestamp-query %s\n",
            wgnn_context_has_f16(ctx) ? "yes" : "no", wgnn_context_has_subgroups(ctx) ? "yes" : "no",
            wgnn_context_has_timestamps(ctx) ? "yes" : "no");
+    uint32_t units = wgnn_context_compute_units(ctx);
+    if (units)
+        printf("Compute units: %u (%s; the GEMM plans in whole waves of them)\n", units,
+               getenv("WGNN_COMPUTE_UNITS") ? "WGNN_COMPUTE_UNITS" : "wgnn's table of measured GPUs");
+    else
+        printf("Compute units: unknown (set WGNN_COMPUTE_UNITS=N for GEMM wave plans)\n");
 cleanup:
     wgnn_context_destroy(ctx);
     if (infos != fixed) free(infos);
