@@ -260,12 +260,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     res_base = P.res_off + wid.z * P.res_bs;
     if (HAS_BIAS && !EPI_RW) {
         store_all(acc, m0 + ty * TM, n0 + tx * 4u, c_base, bias_base);
-    } else if (EPI_RW && to_x) { // a tail tile's K slice past the first (SK)
-        for (var r = 0u; r < TM; r++) {
-            for (var c = 0u; c < TN / 4u; c++) {
-                put_x(m0 + ty * TM + r, n0 + (c * WX + tx) * 4u, acc[r * (TN / 4u) + c], c_base);
-            }
-        }
     } else {
         // as a loop: every tile compiles it unrolled (the 128 x 128 tile's
         // product ran 18% slower through store_all on the H200)
@@ -277,49 +271,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     if (EPI_RW) {
         // the tile back from C, a row quad a thread, finished in place
-        // (TM * TN / 4 quads a thread, all loaded before any is stored: one
-        // round trip to L2, not one a quad)
         storageBarrier();
         if (whole) {
-            var cv: array<vec4<f32>, TM * TN / 4u>;
-            for (var u = 0u; u < TM * TN / 4u; u++) {
-                let e = tid + u * NT;
-                cv[u] = load_quad(m0 + e / (BN / 4u), n0 + (e % (BN / 4u)) * 4u, c_base);
-            }
-            for (var u = 0u; u < TM * TN / 4u; u++) {
-                let e = tid + u * NT;
-                finish(m0 + e / (BN / 4u), n0 + (e % (BN / 4u)) * 4u, cv[u], c_base, bias_base);
+            for (var e = tid; e < BM * (BN / 4u); e += NT) {
+                finish(m0 + e / (BN / 4u), n0 + (e % (BN / 4u)) * 4u, c_base, bias_base);
             }
         }
     }
 }
 
-// C's row i, columns j0 .. j0 + 3 (zeros outside the product), EPI_RW.
-fn load_quad(i: u32, j0: u32, c_base: u32) -> vec4<f32> {
-    let ok = vec4(i < P.m) & (vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n));
-    let o = c_base + i * P.ldc + j0;
-    return vec4(select(0.0, C[select(0u, o, ok.x)], ok.x), select(0.0, C[select(0u, o + 1u, ok.y)], ok.y),
-                select(0.0, C[select(0u, o + 2u, ok.z)], ok.z), select(0.0, C[select(0u, o + 3u, ok.w)], ok.w));
-}
-
-// A tail tile's K slice past the first into X (EPI_RW with SK).
-fn put_x(i: u32, j0: u32, a: vec4<f32>, c_base: u32) {
-    let v = P.alpha * a;
-    let ok = vec4(i < P.m) & (vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n));
-    let o = c_base + i * P.ldc + j0;
-    if (ok.x) { store_x(o, v.x); }
-    if (ok.y) { store_x(o + 1u, v.y); }
-    if (ok.z) { store_x(o + 2u, v.z); }
-    if (ok.w) { store_x(o + 3u, v.w); }
-}
-
-// The bias, activation and residual of C's row i, columns j0 .. j0 + 3
-// (those inside the product), whose plain alpha * acc is c (EPI_RW).
-fn finish(i: u32, j0: u32, c: vec4<f32>, c_base: u32, bias_base: u32) {
+// C's row i, columns j0 .. j0 + 3 (those inside the product): the bias,
+// activation and residual of the plain alpha * acc stored there (EPI_RW).
+fn finish(i: u32, j0: u32, c_base: u32, bias_base: u32) {
     if (i >= P.m || j0 >= P.n) { return; }
     let ok = vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n);
     let o = c_base + i * P.ldc + j0;
-    var v = c;
+    var v = vec4(C[o], select(0.0, C[select(o, o + 1u, ok.y)], ok.y), select(0.0, C[select(o, o + 2u, ok.z)], ok.z),
+                 select(0.0, C[select(o, o + 3u, ok.w)], ok.w));
     if (HAS_BIAS) {
         let bb = bias_base + i * P.bias_rs + j0 * P.bias_cs;
         v += P.beta * vec4(BIAS[bb], select(0.0, BIAS[select(bb, bb + P.bias_cs, ok.y)], ok.y),
@@ -351,6 +319,13 @@ fn put(i: u32, j0: u32, a: vec4<f32>, c_base: u32, bias_base: u32) {
     let ok = vec4(row_ok) & (vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n));
     let o = c_base + i * P.ldc + j0;
     if (EPI_RW) { // plain: finish() or gemm_reduce's TAIL mode does the rest
+        if (to_x) {
+            if (ok.x) { store_x(o, v.x); }
+            if (ok.y) { store_x(o + 1u, v.y); }
+            if (ok.z) { store_x(o + 2u, v.z); }
+            if (ok.w) { store_x(o + 3u, v.w); }
+            return;
+        }
         if (ok.x) { C[o] = v.x; }
         if (ok.y) { C[o + 1u] = v.y; }
         if (ok.z) { C[o + 2u] = v.z; }
