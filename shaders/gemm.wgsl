@@ -29,26 +29,13 @@
 // SK (a wave-balanced product, see main): the first tiles whole, the last
 // few in K slices, so that the last wave leaves no multiprocessor idle.
 //
-// EPI_RW (the epilogue through the workgroup's own output tile): the
-// accumulators are stored plain (alpha * acc, as a product without a bias
-// stores them), then, after a storageBarrier, the workgroup reads its tile
-// back (in L2, just written), a row quad a thread, and applies the bias,
-// activation and residual in place. The main loop and its store stay the
-// plain product's; a bias epilogue in the 128 x 128 tile's registers cost
-// its main loop 13-65% on the H200 (docs/PERFORMANCE.md, session 6), and a
-// pass of its own reads and writes the whole output once more. With SK, the
-// tail tiles' first K slice goes to C unfinished and the others to X
-// (binding 6, the prelude's store_x): gemm_reduce.wgsl's TAIL mode adds
-// them and applies the epilogue to those tiles alone.
-//
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, EPI_RW, ACT (0 none, 1
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, ACT (0 none, 1
 // relu, 2 gelu, 3 gelu tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
-// bias), fn store_x(o, v) (EPI_RW with SK: X[o] = v, binding 6; else
-// nothing).
+// bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
 // (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res
 // (f32; a dummy when !HAS_RES).
@@ -64,7 +51,6 @@
 @group(0) @binding(5) var<storage, read> RES: array<f32>;
 
 var<private> res_base: u32; // this batch entry's first residual element
-var<private> to_x: bool;     // EPI_RW with SK: this workgroup's K slice goes to X (store_x)
 
 const NT: u32 = WX * WY;
 const BM: u32 = WY * TM;
@@ -91,7 +77,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var kt0 = 0u; // first K tile
     var tiles = (P.k + BK - 1u) / BK;
     var c_base = P.c_off + wid.z * P.c_bs;
-    var whole = true; // the whole K of its tile (EPI_RW finishes it)
     if (SK) {
         // A wave-balanced product (src/ops/gemm.c, wave_plan), one batch
         // entry, the workgroups counted flat: u < sk_dp takes output tile u
@@ -103,14 +88,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (u >= P.sk_total) { return; }
         var tile = u;
         if (u >= P.sk_dp) {
-            whole = false;
             let v = u - P.sk_dp;
             tile = P.sk_dp + v / P.sk_ts;
             let j = v % P.sk_ts;
             kt0 = j * tiles / P.sk_ts;
             tiles = (j + 1u) * tiles / P.sk_ts - kt0;
-            // u32 wraps back in C's row (EPI_RW: in X's, from 0)
-            if (j > 0u) { c_base = P.sk_x + ((j - 1u) * (P.m - P.sk_m0) - P.sk_m0) * P.ldc; to_x = EPI_RW; }
+            if (j > 0u) { c_base = P.sk_x + ((j - 1u) * (P.m - P.sk_m0) - P.sk_m0) * P.ldc; } // u32 wraps back in C's row
         }
         m0 = (tile / P.sk_tx) * BM;
         n0 = (tile % P.sk_tx) * BN;
@@ -258,7 +241,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
     let bias_base = P.bias_off + wid.z * P.bias_bs;
     res_base = P.res_off + wid.z * P.res_bs;
-    if (HAS_BIAS && !EPI_RW) {
+    if (HAS_BIAS) {
         store_all(acc, m0 + ty * TM, n0 + tx * 4u, c_base, bias_base);
     } else {
         // as a loop: every tile compiles it unrolled (the 128 x 128 tile's
@@ -269,41 +252,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
     }
-    if (EPI_RW) {
-        // the tile back from C, a row quad a thread, finished in place
-        storageBarrier();
-        if (whole) {
-            for (var e = tid; e < BM * (BN / 4u); e += NT) {
-                finish(m0 + e / (BN / 4u), n0 + (e % (BN / 4u)) * 4u, c_base, bias_base);
-            }
-        }
-    }
-}
-
-// C's row i, columns j0 .. j0 + 3 (those inside the product): the bias,
-// activation and residual of the plain alpha * acc stored there (EPI_RW).
-fn finish(i: u32, j0: u32, c_base: u32, bias_base: u32) {
-    if (i >= P.m || j0 >= P.n) { return; }
-    let ok = vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n);
-    let o = c_base + i * P.ldc + j0;
-    var v = vec4(C[o], select(0.0, C[select(o, o + 1u, ok.y)], ok.y), select(0.0, C[select(o, o + 2u, ok.z)], ok.z),
-                 select(0.0, C[select(o, o + 3u, ok.w)], ok.w));
-    if (HAS_BIAS) {
-        let bb = bias_base + i * P.bias_rs + j0 * P.bias_cs;
-        v += P.beta * vec4(BIAS[bb], select(0.0, BIAS[select(bb, bb + P.bias_cs, ok.y)], ok.y),
-                           select(0.0, BIAS[select(bb, bb + 2u * P.bias_cs, ok.z)], ok.z),
-                           select(0.0, BIAS[select(bb, bb + 3u * P.bias_cs, ok.w)], ok.w));
-    }
-    v = act(v);
-    if (HAS_RES) {
-        let rb = res_base + i * P.ldr + j0;
-        v += vec4(RES[rb], select(0.0, RES[select(rb, rb + 1u, ok.y)], ok.y), select(0.0, RES[select(rb, rb + 2u, ok.z)], ok.z),
-                  select(0.0, RES[select(rb, rb + 3u, ok.w)], ok.w));
-    }
-    C[o] = v.x;
-    if (ok.y) { C[o + 1u] = v.y; }
-    if (ok.z) { C[o + 2u] = v.z; }
-    if (ok.w) { C[o + 3u] = v.w; }
 }
 
 // The epilogue of one accumulator: C's row i, columns j0 .. j0 + 3 (those
@@ -317,21 +265,6 @@ fn put(i: u32, j0: u32, a: vec4<f32>, c_base: u32, bias_base: u32) {
     let row_ok = i < P.m;
     var v = P.alpha * a;
     let ok = vec4(row_ok) & (vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n));
-    let o = c_base + i * P.ldc + j0;
-    if (EPI_RW) { // plain: finish() or gemm_reduce's TAIL mode does the rest
-        if (to_x) {
-            if (ok.x) { store_x(o, v.x); }
-            if (ok.y) { store_x(o + 1u, v.y); }
-            if (ok.z) { store_x(o + 2u, v.z); }
-            if (ok.w) { store_x(o + 3u, v.w); }
-            return;
-        }
-        if (ok.x) { C[o] = v.x; }
-        if (ok.y) { C[o + 1u] = v.y; }
-        if (ok.z) { C[o + 2u] = v.z; }
-        if (ok.w) { C[o + 3u] = v.w; }
-        return;
-    }
     if (HAS_BIAS) {
         let bb = bias_base + i * P.bias_rs + j0 * P.bias_cs;
         let bv = vec4(select(0.0, BIAS[select(0u, bb, ok.x)], ok.x),
@@ -346,6 +279,7 @@ fn put(i: u32, j0: u32, a: vec4<f32>, c_base: u32, bias_base: u32) {
         v += vec4(select(0.0, RES[select(0u, rb, ok.x)], ok.x), select(0.0, RES[select(0u, rb + 1u, ok.y)], ok.y),
                   select(0.0, RES[select(0u, rb + 2u, ok.z)], ok.z), select(0.0, RES[select(0u, rb + 3u, ok.w)], ok.w));
     }
+    let o = c_base + i * P.ldc + j0;
     if (ok.x) { C[o] = v.x; }
     if (ok.y) { C[o + 1u] = v.y; }
     if (ok.z) { C[o + 2u] = v.z; }

@@ -6,17 +6,12 @@
 // the output tiles (t_bm x t_bn, t_tx a row) from t_dp on, t_n more after
 // it: P[m*n + (e*(m - t_m0) + i - t_m0)*n + j], e < t_n, added in order.
 // C(i, j) = C[c_off + i*ldc + j], bias(i, j) = BIAS[bias_off + i*bias_rs + j*bias_cs].
-// TAIL (gemm.wgsl's EPI_RW with SK): the whole tiles are finished already;
-// threads cover the tail tiles (from t_dp on) alone, whose first K slice is
-// in C itself and the others in PART as [t_n][rows from t_m0][ldc]:
-//   C(i, j) = act(C(i, j) + sum_e PART[(e*(m - t_m0) + i - t_m0)*ldc + j] + beta * bias(i, j)) + res(i, j).
 // One thread per V output elements of a row (V = 4 where n, ldc and the
 // offsets are multiples of 4: one act() per quad, quads loaded and stored
-// whole; else 1). Prelude: struct Params, consts WG, V, TAIL, HAS_BIAS, HAS_RES,
+// whole; else 1). Prelude: struct Params, consts WG, V, HAS_BIAS, HAS_RES,
 // ACT, alias ET (f32 or vec4<f32>), fn act_e(ET) -> ET and fn bias_e(b,
 // stride) -> ET (V bias values from BIAS[b], stride apart).
-// Dispatch: ceil(m*n / (V*WG)) workgroups folded into x*y (TAIL: the tail
-// tiles' t_bm*t_bn / V threads each).
+// Dispatch: ceil(m*n / (V*WG)) workgroups folded into x*y.
 
 #include "common/act"
 #include "common/grid"
@@ -31,7 +26,6 @@
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
     let q = wg_flat(wid, nwg) * WG + tid;
-    if (TAIL) { tail(q); return; }
     let mnv = P.m * P.n / V;
     if (q >= mnv) { return; }
     var v = ET(0.0);
@@ -48,21 +42,4 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     v = act_e(v);
     if (HAS_RES) { v += RES[(P.res_off + i * P.ldr + j) / V]; }
     C[(P.c_off + i * P.ldc + j) / V] = v;
-}
-
-fn tail(q: u32) {
-    let per = P.t_bm * P.t_bn / V; // threads a tile
-    let tt = P.t_dp + q / per;
-    let e = q % per;
-    let i = (tt / P.t_tx) * P.t_bm + e / (P.t_bn / V);
-    let j = (tt % P.t_tx) * P.t_bn + (e % (P.t_bn / V)) * V;
-    if (i >= P.m || j >= P.n) { return; }
-    let o = (P.c_off + i * P.ldc + j) / V;
-    var v = C[o];
-    let rows = P.m - P.t_m0;
-    for (var x = 0u; x < P.t_n; x++) { v += PART[((x * rows + i - P.t_m0) * P.ldc + j) / V]; }
-    if (HAS_BIAS) { v += P.beta * bias_e(P.bias_off + i * P.bias_rs + j * P.bias_cs, P.bias_cs); }
-    v = act_e(v);
-    if (HAS_RES) { v += RES[(P.res_off + i * P.ldr + j) / V]; }
-    C[o] = v;
 }

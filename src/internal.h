@@ -65,8 +65,6 @@ typedef struct wgnn__knobs {
                                  WGNN_COMPUTE_UNITS=N, else a table of measured GPUs (gpu/context.c); 0
                                  unknown, and then the GEMM plans no waves (ops/gemm.c) */
     int gemm_waves;           /* WGNN_GEMM_WAVES=0: no wave plans (ops/gemm.c); -1 default */
-    int gemm_epi_rw;          /* WGNN_GEMM_EPI_RW=0/1: the 128 x 128 tile's epilogue in its own tile (gemm.wgsl's
-                                 EPI_RW) off / on instead of a bias pass; -1 default */
     uint32_t gemv_wg;         /* WGNN_GEMV_WG=T: threads of a GEMV workgroup (32..1024, power of 2); 0 auto */
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */
     uint32_t gemv_unroll;     /* WGNN_GEMV_UNROLL=U: loads a lane keeps in flight in the GEMVs (1..16); 0 auto */

@@ -134,15 +134,20 @@ static void limit_error(wgnn_context *ctx) {
     }
 }
 
-/* The products gemm.c plans on the 128 x 128 tile through gemm_reduce (a
- * bias pass, wave plans), with gemm.wgsl's EPI_RW off (epi 0: the plain
- * product into scratch, the epilogue in gemm_reduce) or on (epi 1: the
- * epilogue in the tile's own workgroup, the tail slices in TAIL mode). */
-static void planned(wgnn_context *ctx, const char *route, int epi) {
-    char name_buf[160];
-#define NAME(s) (snprintf(name_buf, sizeof name_buf, "%s, %s", route, s), name_buf)
-    int saved_epi = ctx->knobs.gemm_epi_rw;
-    ctx->knobs.gemm_epi_rw = epi;
+int main(void) {
+    tu_seed(20261201u);
+    wgnn_context *ctx = tu_context();
+    cases(ctx, "default tiles", false);
+    static const uint32_t tiles[][5] = {{16, 16, 8, 8, 8}, {16, 16, 4, 4, 8}, {8, 8, 4, 4, 8},
+                                        {16, 16, 8, 4, 8}, {8, 16, 4, 8, 8}, {16, 16, 4, 4, 16}};
+    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "tile %ux%ux%ux%ux%u", tiles[i][0], tiles[i][1], tiles[i][2], tiles[i][3],
+                 tiles[i][4]);
+        memcpy(ctx->knobs.gemm_tile, tiles[i], sizeof tiles[i]);
+        cases(ctx, what, false);
+    }
+    memset(ctx->knobs.gemm_tile, 0, sizeof ctx->knobs.gemm_tile);
     {
         /* a product with a bias big enough for the 128 x 128 tile: the plain
          * product into scratch, the bias (and beta, alpha) in gemm_reduce */
@@ -151,7 +156,7 @@ static void planned(wgnn_context *ctx, const char *route, int epi) {
                             {{WGNN_F32, 2, {5, 2945}}, -1, 1}};
         sp[0].d.rank = 1;
         const char *args[2] = {"beta=0.5", "alpha=2"};
-        tu_run_op(ctx, NAME("addmm 2945x5x2945, bias pass"), "addmm", sp, 3, args, 2, NULL, NULL, 0, 1e-4, 1e-3);
+        tu_run_op(ctx, "addmm 2945x5x2945, bias pass", "addmm", sp, 3, args, 2, NULL, NULL, 0, 1e-4, 1e-3);
     }
     {
         /* wave-balanced products (gemm.c's wave_choose, gemm.wgsl's SK):
@@ -168,26 +173,26 @@ static void planned(wgnn_context *ctx, const char *route, int epi) {
                              {{WGNN_F32, 2, {32, 2945}}, -1, 1}};
         const char *ab[2] = {"beta=0.5", "alpha=2"};
         ctx->knobs.compute_units = 280;
-        tu_run_op(ctx, NAME("addmm 2945x32x2945, 280 units: 16 tiles in 2 K slices"), "addmm", odd, 3, ab, 2, NULL, NULL, 0,
+        tu_run_op(ctx, "addmm 2945x32x2945, 280 units: 16 tiles in 2 K slices", "addmm", odd, 3, ab, 2, NULL, NULL, 0,
                   1e-4, 1e-3);
         tu_in_spec quad[3] = {{{WGNN_F32, 1, {2944}}, -1, 1},
                               {{WGNN_F32, 2, {2945, 64}}, -1, 1},
                               {{WGNN_F32, 2, {64, 2944}}, -1, 1}};
         const char *gelu[1] = {"activation=gelu"};
         ctx->knobs.compute_units = 270;
-        tu_run_op(ctx, NAME("addmm 2945x64x2944 gelu, 270 units: 12 tiles in 4 K slices"), "addmm", quad, 3, gelu, 1, NULL,
+        tu_run_op(ctx, "addmm 2945x64x2944 gelu, 270 units: 12 tiles in 4 K slices", "addmm", quad, 3, gelu, 1, NULL,
                   NULL, 0, 1e-4, 1e-3);
         tu_in_spec lin[4] = {{{WGNN_F32, 2, {2945, 64}}, -1, 1},
                              {{WGNN_F32, 2, {2944, 64}}, -1, 1},
                              {{WGNN_F32, 1, {2944}}, -1, 1},
                              {{WGNN_F32, 2, {2945, 2944}}, -1, 1}};
         const char *res[1] = {"residual=true"};
-        tu_run_op(ctx, NAME("linear 2945x64x2944 bias and residual, 270 units: 12 tiles in 4 K slices"), "linear", lin, 4,
+        tu_run_op(ctx, "linear 2945x64x2944 bias and residual, 270 units: 12 tiles in 4 K slices", "linear", lin, 4,
                   res, 1, NULL, NULL, 0, 1e-4, 1e-3);
         tu_in_spec lin16[3] = {{{WGNN_F32, 2, {2945, 64}}, -1, 1},
                                {{WGNN_F16, 2, {2944, 64}}, -1, 1},
                                {{WGNN_F32, 1, {2944}}, -1, 1}};
-        tu_run_op(ctx, NAME("linear 2945x64x2944 f16 weight, 270 units: 12 tiles in 4 K slices"), "linear", lin16, 3, NULL,
+        tu_run_op(ctx, "linear 2945x64x2944 f16 weight, 270 units: 12 tiles in 4 K slices", "linear", lin16, 3, NULL,
                   0, NULL, NULL, 0, 1e-4, 1e-3);
         /* too few tiles for the bias pass (16 x 14 = 224 < 512) but two
          * waves' worth at 100 units: the 128 x 128 tile all the same, 200
@@ -196,7 +201,7 @@ static void planned(wgnn_context *ctx, const char *route, int epi) {
                              {{WGNN_F32, 2, {2000, 64}}, -1, 1},
                              {{WGNN_F32, 2, {64, 1700}}, -1, 1}};
         ctx->knobs.compute_units = 100;
-        tu_run_op(ctx, NAME("addmm 2000x64x1700 bias column, 100 units: 24 tiles in 4 K slices"), "addmm", col, 3, ab, 2,
+        tu_run_op(ctx, "addmm 2000x64x1700 bias column, 100 units: 24 tiles in 4 K slices", "addmm", col, 3, ab, 2,
                   NULL, NULL, 0, 1e-4, 1e-3);
         /* a wave only when K is split: 16 tiles, K = 1024, 40 units: 2
          * uniform slices on the 128 x 128 tile, the bias and ReLU in the reduce */
@@ -205,30 +210,10 @@ static void planned(wgnn_context *ctx, const char *route, int epi) {
                              {{WGNN_F32, 2, {1024, 500}}, -1, 1}};
         const char *relu[1] = {"activation=relu"};
         ctx->knobs.compute_units = 40;
-        tu_run_op(ctx, NAME("addmm 500x1024x500 relu, 40 units: 2 K slices on 128 x 128"), "addmm", two, 3, relu, 1, NULL,
+        tu_run_op(ctx, "addmm 500x1024x500 relu, 40 units: 2 K slices on 128 x 128", "addmm", two, 3, relu, 1, NULL,
                   NULL, 0, 1e-4, 1e-3);
         ctx->knobs.compute_units = units;
     }
-    ctx->knobs.gemm_epi_rw = saved_epi;
-#undef NAME
-}
-
-int main(void) {
-    tu_seed(20261201u);
-    wgnn_context *ctx = tu_context();
-    cases(ctx, "default tiles", false);
-    static const uint32_t tiles[][5] = {{16, 16, 8, 8, 8}, {16, 16, 4, 4, 8}, {8, 8, 4, 4, 8},
-                                        {16, 16, 8, 4, 8}, {8, 16, 4, 8, 8}, {16, 16, 4, 4, 16}};
-    for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
-        char what[64];
-        snprintf(what, sizeof what, "tile %ux%ux%ux%ux%u", tiles[i][0], tiles[i][1], tiles[i][2], tiles[i][3],
-                 tiles[i][4]);
-        memcpy(ctx->knobs.gemm_tile, tiles[i], sizeof tiles[i]);
-        cases(ctx, what, false);
-    }
-    memset(ctx->knobs.gemm_tile, 0, sizeof ctx->knobs.gemm_tile);
-    planned(ctx, "bias pass", 0);
-    planned(ctx, "EPI_RW", 1);
     {
         /* split-K (8 slices of 128) with the reduce in quads (n and the
          * offsets multiples of 4): a bias row with GELU, a bias column, and

@@ -410,8 +410,6 @@ static void read_knobs(wgnn__knobs *k) {
     k->compute_units = !env ? UINT32_MAX : units <= 4096 ? (uint32_t)units : 0; /* UINT32_MAX: from the table */
     env = getenv("WGNN_GEMM_WAVES");
     k->gemm_waves = env && strcmp(env, "0") == 0 ? 0 : -1;
-    env = getenv("WGNN_GEMM_EPI_RW");
-    k->gemm_epi_rw = env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? atoi(env) : -1;
     env = getenv("WGNN_GEMV_WG");
     k->gemv_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GEMV_LANES");

@@ -195,7 +195,7 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
         q.sk_tx = (uint32_t)tx;
         q.sk_total = (uint32_t)(g->sk_dp + (tiles - g->sk_dp) * g->sk_ts);
         q.sk_m0 = (uint32_t)(g->sk_dp / tx * bm);
-        q.sk_x = g->epi_rw ? 0u : (uint32_t)(first[2] + (uint64_t)g->m * g->ldc); /* EPI_RW: X from its start */
+        q.sk_x = (uint32_t)(first[2] + (uint64_t)g->m * g->ldc);
         uint32_t x, y;
         wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, q.sk_total, maxd, "gemm", &x, &y);
         if (s != WGNN_OK) return s;
@@ -224,14 +224,13 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
     if (has_res) bind_range(d, sp[4].o, start[4], bytes[4]);
     else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
     if (g->pre == WGNN__PRE_RMS_W) wgnn__plan_bind(d, g->prew, 0, 0); /* gemv4 only (others ran a pre-pass) */
-    if (g->epi_rw && g->sk_ts) bind_range(d, &g->x, 0, g->x_bytes); /* binding 6: the tail's extra K slices */
     return WGNN_OK;
 }
 
 /* Elements a wave-balanced product's tail slices take after C (at C's
  * ldc): sk_ts - 1 copies of the rows from the first tail tile's on. */
 static uint64_t sk_extra(const wgnn__gemm *g, const gemm_tile *t) {
-    if (!g->sk_ts || g->epi_rw) return 0; /* EPI_RW: in X */
+    if (!g->sk_ts) return 0;
     uint64_t bm = (uint64_t)t->wy * t->tm, tx = ceil_div(g->n, (uint64_t)t->wx * t->tn);
     return (uint64_t)(g->sk_ts - 1) * (g->m - g->sk_dp / tx * bm) * g->ldc;
 }
@@ -440,89 +439,6 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
     return wide || best < 0.97 * c0 ? pick : w;
 }
 
-/* gemm_reduce.wgsl's pipeline for g: quads of a row a thread (*v4) where
- * every row, offset and stride allows; tail: its TAIL mode (EPI_RW). */
-static wgnn_status reduce_pipe(wgnn_context *ctx, const wgnn__gemm *g, bool has_bias, bool tail, bool *v4,
-                               const wgnn__pipe **pipe) {
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
-    *v4 = g->n % 4 == 0 && g->ldc % 4 == 0 && g->c.off % 4 == 0 &&
-          (!g->res.buf || (g->ldr % 4 == 0 && g->res.off % 4 == 0));
-    char pre[1536];
-    snprintf(pre, sizeof pre,
-             "%sconst WG: u32 = %uu;\nconst TAIL: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\n"
-             "const ACT: u32 = %uu;\n%s",
-             WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, tail ? "true" : "false", has_bias ? "true" : "false",
-             g->res.buf ? "true" : "false", (unsigned)g->act,
-             *v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
-                   "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
-                   "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
-                   "BIAS[b + 3u * c]); }\n"
-                 : "const V: u32 = 1u;\nalias ET = f32;\n"
-                   "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
-                   "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n");
-    return wgnn__pipeline(ctx, "gemm_reduce", pre, NULL, 0, pipe);
-}
-
-/* the plain product of g on the 128 x 128 tile (as plan_split would run it) */
-static bool epi_rw_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
-    wgnn__gemm h = sliced(g, 1);
-    h.big_tile = true;
-    gemm_tile t = pick_tile(ctx, &h);
-    return t.wx == 16 && t.wy == 16 && t.tm == 8 && t.tn == 8 && !t.gemv_mr && !g->trans_a && !g->pre;
-}
-
-/* EPI_RW (gemm.wgsl): a plan of one K slice (a bias pass, or whole tiles
- * and a tail in K slices) run on the 128 x 128 tile with its epilogue in
- * its own tile, writing C itself: no pass over the whole output after it.
- * The tail's slices past the first go to a scratch of their own, which
- * gemm_reduce.wgsl's TAIL mode adds into the tail tiles alone. On the H200
- * (docs/PERFORMANCE.md, session 8) ... *skipped as plan_split's. */
-static bool epi_rw_on(const wgnn_context *ctx) { return ctx->knobs.gemm_epi_rw != 0; }
-
-static wgnn_status plan_epi_rw(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, wave_plan w, bool has_bias,
-                               bool *skipped) {
-    *skipped = true;
-    wgnn__gemm h = *g;
-    h.sk_dp = w.dp;
-    h.sk_ts = w.ts;
-    h.big_tile = true;
-    h.epi_rw = true;
-    gemm_tile t = pick_tile(ctx, &h);
-    uint32_t t_bm = t.wy * t.tm, t_bn = t.wx * t.tn;
-    uint32_t t_tx = (uint32_t)ceil_div(g->n, t_bn), t_m0 = w.ts ? w.dp / t_tx * t_bm : 0;
-    if (w.ts) {
-        uint64_t bytes = (uint64_t)(w.ts - 1) * (g->m - t_m0) * g->ldc * 4u;
-        if (bytes > binding_cap(ctx) || bytes / 4u > 0xFFFFFFFFull) return WGNN_OK;
-        int sc = wgnn__plan_scratch(p, bytes);
-        if (sc < 0) return WGNN_OK;
-        h.x = (wgnn__gemm_operand){NULL, sc, 0, 0};
-        h.x_bytes = bytes;
-    }
-    *skipped = false;
-    wgnn_status s = wgnn__gemm_plan(ctx, p, &h);
-    if (s != WGNN_OK || !w.ts) return s;
-
-    bool v4;
-    const wgnn__pipe *pipe;
-    if ((s = reduce_pipe(ctx, g, has_bias, true, &v4, &pipe)) != WGNN_OK) return s;
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
-    uint64_t tiles = ceil_div(g->m, t_bm) * t_tx;
-    reduce_params q = {g->m, g->n, 1, (uint32_t)g->ldc, (uint32_t)g->c.off, has_bias ? (uint32_t)g->bias.off : 0,
-                       (uint32_t)g->bias_rs, (uint32_t)g->bias_cs, g->beta, (uint32_t)g->res.off, (uint32_t)g->ldr,
-                       t_m0, w.dp, w.ts - 1, t_tx, t_bm, t_bn};
-    uint32_t gx, gy;
-    if ((s = wgnn__compute_2d_workgroup_count(ctx, ceil_div((tiles - w.dp) * t_bm * t_bn / (v4 ? 4 : 1), wg),
-                                              ctx->limits.maxComputeWorkgroupsPerDimension, "gemm", &gx, &gy)) != WGNN_OK)
-        return s;
-    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
-    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind_scratch(d, (uint32_t)h.x.scratch, 0, h.x_bytes);
-    wgnn__plan_bind(d, g->c.buf, 0, 0);
-    wgnn__plan_bind(d, has_bias ? g->bias.buf : wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
-    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, g->res.buf, false), 0, 0);
-    return WGNN_OK;
-}
-
 /* *skipped: nothing recorded, the plain route must run (the partials do
  * not fit a binding, or the plan has no scratch slot left). */
 static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, wave_plan w, bool has_bias,
@@ -566,10 +482,24 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     wgnn_status s = wgnn__gemm_plan(ctx, p, &h);
     if (s != WGNN_OK) return s;
 
-    bool v4;
-    const wgnn__pipe *pipe;
-    if ((s = reduce_pipe(ctx, g, has_bias, false, &v4, &pipe)) != WGNN_OK) return s;
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
+    /* quads of a row a thread where every row, offset and stride allows */
+    bool v4 = g->n % 4 == 0 && g->ldc % 4 == 0 && g->c.off % 4 == 0 &&
+              (!g->res.buf || (g->ldr % 4 == 0 && g->res.off % 4 == 0));
+    char pre[1536];
+    snprintf(pre, sizeof pre,
+             "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n%s",
+             WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false", g->res.buf ? "true" : "false",
+             (unsigned)g->act,
+             v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
+                  "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
+                  "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
+                  "BIAS[b + 3u * c]); }\n"
+                : "const V: u32 = 1u;\nalias ET = f32;\n"
+                  "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
+                  "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n");
+    const wgnn__pipe *pipe;
+    if ((s = wgnn__pipeline(ctx, "gemm_reduce", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
     reduce_params q = {g->m,
                        g->n,
                        s_count,
@@ -678,7 +608,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;
         sk &= ~(BIAS_PASS | WAVE_WIDE);
         /* offsets and strides of the partial products must stay u32 */
-        if (!g->epi_rw && (sk > 1 || bias_pass) && g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull &&
+        if ((sk > 1 || bias_pass) && g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull &&
             g->res.off <= 0xFFFFFFFFull && g->ldr <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
             (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull) {
@@ -686,11 +616,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
              * then makes none goes the plain route (its tile and bias) */
             wave_plan w = wave_choose(ctx, g, sk, wide);
             bool skipped = true;
-            wgnn_status s = WGNN_OK;
-            if (epi_rw_on(ctx) && w.s == 1 && (w.ts || bias_pass) && !(wide && !w.big) && epi_rw_tile(ctx, g))
-                s = plan_epi_rw(ctx, p, g, w, hb, &skipped);
-            else if (!(wide && !w.big))
-                s = plan_split(ctx, p, g, w, hb, &skipped);
+            wgnn_status s = wide && !w.big ? WGNN_OK : plan_split(ctx, p, g, w, hb, &skipped);
             if (!skipped || s != WGNN_OK) return s;
         }
     }
@@ -733,20 +659,16 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
         bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
                   (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0) &&
                   bn * t.bk % (4 * nt) == 0;
-        bool binit = bias_init_on(ctx, g, t.tm, t.tn) && !g->epi_rw; /* EPI_RW's tail slices would each add it */
+        bool binit = bias_init_on(ctx, g, t.tm, t.tn);
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
                          "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
-                         "const HAS_RES: bool = %s;\nconst SK: bool = %s;\nconst EPI_RW: bool = %s;\nconst ACT: u32 = %uu;\n%s",
+                         "const HAS_RES: bool = %s;\nconst SK: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false",
-                         g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false", g->epi_rw ? "true" : "false",
-                         (unsigned)g->act,
-                         g->epi_rw && g->sk_ts ? "@group(0) @binding(6) var<storage, read_write> X: array<f32>;\n"
-                                                 "fn store_x(o: u32, v: f32) { X[o] = v; }\n"
-                                               : "fn store_x(o: u32, v: f32) { }\n");
+                         g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);

@@ -60,12 +60,6 @@ typedef struct wgnn__gemm {
      * tiles below sk_dp whole, the rest in sk_ts K slices each; 0: off. */
     uint32_t sk_dp, sk_ts;
     bool big_tile; /* planner alone: a wave plan's product, on the 128 x 128 tile */
-    /* planner alone: gemm.wgsl's EPI_RW, the epilogue over the workgroup's
-     * own tile after a plain store; with sk_ts the tail slices past the
-     * first go to x (a scratch of x_bytes) */
-    bool epi_rw;
-    wgnn__gemm_operand x;
-    uint64_t x_bytes;
 } wgnn__gemm;
 
 /* Appends the dispatches of one GEMM to p (chunked over the batch or split
