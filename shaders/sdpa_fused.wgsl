@@ -1,7 +1,8 @@
 // sdpa_fused: single-pass attention (flash attention) with an online softmax.
 //
 // The host prepends consts, sizes of register arrays that WGSL wants at
-// shader-creation time: D4 (= D / 4), KE (keys per thread, 1, 2 or 4), RG
+// shader-creation time: QBIAS with fn qkv_bias4 (below; binding 9 when
+// true), D4 (= D / 4), KE (keys per thread, 1, 2 or 4), RG
 // (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)), PF
 // (prefetched vec4s per thread), and the LEAN variant's LEAN, JU, CU, SRN
 // (below); the aliases IN4 (four elements of q, k, v:
@@ -33,6 +34,12 @@
 // softmax runs before the barrier that frees sKV (its max and alpha are
 // not kept across it) and the row sums end in shuffles, so sR holds SRN = 1
 // entry. Otherwise SRN = RG * TY * TX.
+//
+// QBIAS (row sdpa_qkvpacked with the q|k|v projection's bias, qkv_bias4(i):
+// vec4 i of it, [3][H][D4]): q's bias is added as Q is staged, k's drops
+// out (it adds (q + b_q).b_k to every score of a row: the softmax does not
+// see it), and v's is added to each output row (the weights sum to 1; with
+// SPLIT sdpa_fused_reduce adds it).
 //
 // q, k, v and out rows are found by strides (P.q_rs, q_hs, q_bs, ...; in
 // vec4s): [B, H, S, D] tensors, or row sdpa_qkvpacked's qkv [B, S, 3, H, D]
@@ -190,7 +197,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var i = tid; i < BR * D4; i += NT) {
         let r = i / D4;
         var val = vec4<f32>(0.0);
-        if (row0 + r < P.s_q) { val = ld4(q[q_base + r * P.q_rs + (i - r * D4)]) * P.qscale; }
+        if (row0 + r < P.s_q) {
+            val = ld4(q[q_base + r * P.q_rs + (i - r * D4)]);
+            if (QBIAS) { val += qkv_bias4(hi * D4 + (i - r * D4)); }
+            val *= P.qscale;
+        }
         sQ[r * RS + (i - r * D4)] = val;
     }
 
@@ -408,7 +419,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 let inv = select(0.0, 1.0 / lt[i], lt[i] > 0.0);
                 for (var jj = 0u; jj < OJ; jj++) {
                     let j = lx + TX * jj;
-                    if (j < D4) { out[o_base + (RM * ly + r) * P.o_rs + j] = st4(o[r][jj] * inv); }
+                    if (j < D4) {
+                        var y = o[r][jj] * inv;
+                        if (QBIAS) { y += qkv_bias4((2u * P.n_h + hi) * D4 + j); }
+                        out[o_base + (RM * ly + r) * P.o_rs + j] = st4(y);
+                    }
                 }
             }
         }

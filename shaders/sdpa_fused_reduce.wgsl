@@ -1,6 +1,8 @@
 // sdpa_fused_reduce: combines the split-KV partials of sdpa_fused (SPLIT).
 // The host prepends OUT4 (four elements of out: vec4<f32>, or vec2<u32>
-// holding float16 halves) and st4(vec4<f32>) -> OUT4.
+// holding float16 halves), st4(vec4<f32>) -> OUT4, and const QBIAS with fn
+// qkv_bias4(i) (sdpa_qkvpacked's bias, [3][H][d4] vec4s, binding 4 when
+// true: v's part is added to each output row, as sdpa_fused does unsplit).
 // One thread per (row, d4): with M the largest split max,
 //   out = sum_s o_s * 2^(m_s - M) / sum_s l_s * 2^(m_s - M)   (0 if the sum is 0),
 // row (b * n_h + h) * s_q + r going to out[b * o_bs + h * o_hs + r * o_rs]
@@ -36,5 +38,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let r = row - bh * P.s_q;
     let b = bh / P.n_h;
     let h = bh - b * P.n_h;
-    out[b * P.o_bs + h * P.o_hs + r * P.o_rs + x] = st4(acc * select(0.0, 1.0 / l, l > 0.0));
+    var y = acc * select(0.0, 1.0 / l, l > 0.0);
+    if (QBIAS) { y += qkv_bias4((2u * P.n_h + h) * P.d4 + x); }
+    out[b * P.o_bs + h * P.o_hs + r * P.o_rs + x] = st4(y);
 }

@@ -281,7 +281,10 @@ static wgnn_value gb_weight(gb *b, const char *name) {
  * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
  * back). gelu: the model's GELU in the product's epilogue; res >= 0: a
  * residual of the output's shape added in the epilogue too (residual=true). */
-static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res) {
+/* name's linear layer on x: with its bias unless !bias, GELU in the
+ * epilogue when gelu, plus res (>= 0) after it */
+static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res,
+                            bool bias) {
     char w[192], bb[192], act[48];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bb, sizeof bb, "%s.bias", name);
@@ -291,7 +294,8 @@ static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char 
     if (gelu) args[n_args++] = act;
     if (res >= 0) args[n_args++] = "residual=true";
     if (model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16) {
-        wgnn_value in[4] = {x, gb_weight(b, w), gb_weight(b, bb), res};
+        wgnn_value in[4] = {x, gb_weight(b, w), bias ? gb_weight(b, bb) : -1, res};
+        if (!bias) return gb_op(b, label ? label : name, "linear", 2, in, n_args, args); /* (no residual then) */
         return gb_op(b, label ? label : name, "linear", res >= 0 ? 4 : 3, in, n_args, args);
     }
     wgnn_desc dx;
@@ -307,10 +311,15 @@ static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char 
     wgnn_value x2 = dx.rank == 2 ? x : gb_view(b, x, 2, (int64_t[]){rows, k});
     wgnn_value r2 = res < 0 || dx.rank == 2 ? res : gb_view(b, res, 2, (int64_t[]){rows, n});
     wgnn_value in[4] = {gb_weight(b, bb), x2, gb_weight(b, w), r2};
-    wgnn_value y = gb_op(b, label ? label : name, "addmm", res >= 0 ? 4 : 3, in, n_args, args);
+    wgnn_value y = bias ? gb_op(b, label ? label : name, "addmm", res >= 0 ? 4 : 3, in, n_args, args)
+                        : gb_op(b, label ? label : name, "mm", 2, in + 1, 0, NULL); /* (no GELU, no residual then) */
     if (dx.rank == 2) return y;
     dx.dims[dx.rank - 1] = n;
     return gb_view(b, y, dx.rank, dx.dims);
+}
+
+static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res) {
+    return linear_ex(b, label, x, name, gelu, res, true);
 }
 
 static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *name) {
@@ -367,17 +376,25 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     char lab[160];
     wgnn_value h = layer_norm(b, x, n.n1);
     snprintf(lab, sizeof lab, "%s.attention.qkv", a);
-    wgnn_value p = linear(b, lab, h, n.qkv);
-    wgnn_value att;
-    snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
     /* q|k|v read in place and heads merged by the attention kernel itself
      * when the projection fits one storage binding; else (or with
-     * WGNN_SDPA_PACKED=0) heads split out, attention, heads merged */
+     * WGNN_SDPA_PACKED=0) heads split out, attention, heads merged. The
+     * packed attention takes the projection's bias itself (the product then
+     * runs without a bias pass; WGNN_SDPA_PACKED=nobias keeps it in the
+     * product): docs/PERFORMANCE.md, session 8 */
     const wgnn_context *ctx = model_of(b)->ctx;
     uint64_t qkv_bytes = (uint64_t)(B * T * 3 * in->hidden_size) * 4u;
-    if (in->head_dim % 4 == 0 && qkv_bytes <= ctx->limits.maxStorageBufferBindingSize && !ctx->knobs.no_sdpa_packed) {
-        wgnn_value x5 = gb_view(b, p, 5, (int64_t[]){B, T, 3, in->num_heads, in->head_dim});
-        att = gb_op(b, lab, "sdpa_qkvpacked", 1, &x5, 0, NULL);
+    bool packed = in->head_dim % 4 == 0 && qkv_bytes <= ctx->limits.maxStorageBufferBindingSize &&
+                  !ctx->knobs.no_sdpa_packed;
+    bool fold = packed && !ctx->knobs.no_sdpa_packed_bias;
+    wgnn_value p = linear_ex(b, lab, h, n.qkv, false, -1, !fold);
+    wgnn_value att;
+    snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
+    if (packed) {
+        char bn[192];
+        snprintf(bn, sizeof bn, "%s.bias", n.qkv);
+        wgnn_value in2[2] = {gb_view(b, p, 5, (int64_t[]){B, T, 3, in->num_heads, in->head_dim}), gb_weight(b, bn)};
+        att = gb_op(b, lab, "sdpa_qkvpacked", fold ? 2 : 1, in2, 0, NULL);
     } else {
         wgnn_value q[3];
         char hl[160];

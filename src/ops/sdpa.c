@@ -348,6 +348,15 @@ static wgnn_status packed_check(wgnn__node *n) {
                               (long long)x->dims[4]);
     if (n->arg[P_SCALE].set && !isfinite(n->arg[P_SCALE].f))
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale %g is not finite", n->arg[P_SCALE].f);
+    if (n->n_in > 1) {
+        const wgnn_desc *bias = &n->in[1];
+        char bs[160];
+        wgnn__dims_str(bias, bs, sizeof bs);
+        if (bias->dtype != WGNN_F32 || bias->rank != 1 || bias->dims[0] != 3 * x->dims[3] * x->dims[4])
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "bias is %s %s; it must be float32 [3*H*D] = [%lld] (the q|k|v projection's bias)",
+                                  wgnn_dtype_name(bias->dtype), bs, (long long)(3 * x->dims[3] * x->dims[4]));
+    }
     n->n_out = 1;
     n->out[0] = (wgnn_desc){x->dtype, 4, {x->dims[0], x->dims[1], x->dims[3], x->dims[4]}};
     return WGNN_OK;
@@ -365,6 +374,7 @@ static void packed_shape(const wgnn__node *n, sdpa_shape *sh) {
     sh->scale = n->arg[P_SCALE].set ? n->arg[P_SCALE].f : 1.0 / sqrt((double)sh->d);
     sh->n_h = (uint64_t)x->dims[3];
     sh->packed = true;
+    sh->qbias = n->n_in > 1;
 }
 
 static wgnn_status packed_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -377,7 +387,7 @@ static wgnn_status packed_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
                          "bytes); use sdpa on q, k and v [B, H, S, D]",
                          (unsigned long long)in[0]->buf_size,
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
-    const wgnn_tensor *qkv[3] = {in[0], in[0], in[0]};
+    const wgnn_tensor *qkv[4] = {in[0], in[0], in[0], sh.qbias ? in[1] : NULL};
     return wgnn__sdpa_plan_fused(ctx, &sh, qkv, NULL, out[0], p);
 }
 
@@ -394,6 +404,9 @@ static wgnn_status packed_ref(wgnn__node *n, const void *const *in, void *const 
     }
     if (sh.f16) wgnn_f16_to_f32(in[0], x, 3 * per);
     else memcpy(x, in[0], 3 * per * 4);
+    if (sh.qbias) /* attention over qkv + bias, as the projection with its bias gives it */
+        for (uint64_t r = 0; r < B * S; r++)
+            for (uint64_t e = 0; e < 3 * H * D; e++) x[r * 3 * H * D + e] += ((const float *)in[1])[e];
     /* [B, S, 3, H, D] -> q, k, v [B, H, S, D] */
     for (uint64_t b = 0; b < B; b++)
         for (uint64_t t = 0; t < S; t++)
@@ -422,10 +435,12 @@ static const wgnn_op_arg_info k_packed_args[] = {
 const wgnn__op wgnn__op_sdpa_qkvpacked = {
     {"sdpa_qkvpacked",
      "scaled dot-product attention on a packed q|k|v (FlashAttention's qkvpacked layout), heads merged in the output",
-     "qkv",
+     "qkv, [bias]",
      "qkv [B, S, 3, H, D] (q, k, v stacked: a q|k|v projection [B, S, 3*H*D] viewed so) -> [B, S, H, D]; D % 4 == 0; "
-     "float32, or float16 (f32 arithmetic); qkv within one storage binding (fused implementation)",
-     1, 1, 2, k_packed_args},
+     "float32, or float16 (f32 arithmetic); qkv within one storage binding (fused implementation); bias float32 "
+     "[3*H*D]: attention over qkv + bias (the projection's bias, so that the projection runs without it: q's "
+     "part is added to q, k's drops out of the softmax, v's is added to each output row)",
+     1, 2, 2, k_packed_args},
     packed_check,
     packed_plan,
     packed_ref,

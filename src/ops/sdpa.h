@@ -23,6 +23,7 @@ typedef struct sdpa_shape {
     uint64_t n_h; /* q heads per batch element (bh = batch * n_h) */
     bool packed;  /* row sdpa_qkvpacked: in[0] is qkv [B, S, 3, H, D] (k, v unused), out [B, S, H, D]; fused only,
                      no mask, no GQA, one binding */
+    bool qbias;   /* packed only: in[3] is the q|k|v projection's bias [3 * H * D] float32 */
 } sdpa_shape;
 
 /* Four elements of q, k, v (IN4, ld4) and of out (OUT4, st4) for a

@@ -244,13 +244,26 @@ static bool layout_of(const sdpa_shape *sh, sdpa_layout *lo) {
 
 /* sdpa_fused_reduce over the split-KV partials into out rows by lo's
  * strides (NULL: contiguous rows). */
+/* sdpa_qkvpacked's bias for a kernel's prelude (QBIAS, qkv_bias4) at binding `at` */
+static void qbias_wgsl(char *buf, size_t size, bool on, int at) {
+    if (on)
+        snprintf(buf, size,
+                 "const QBIAS: bool = true;\n@group(0) @binding(%d) var<storage, read> QB: array<vec4<f32>>;\n"
+                 "fn qkv_bias4(i: u32) -> vec4<f32> { return QB[i]; }\n",
+                 at);
+    else
+        snprintf(buf, size, "const QBIAS: bool = false;\nfn qkv_bias4(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }\n");
+}
+
 static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4, uint32_t n_split,
                                 int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out, uint64_t off, uint64_t bytes,
-                                uint64_t s_q, const sdpa_layout *lo) {
+                                uint64_t s_q, const sdpa_layout *lo, WGPUBuffer qbias) {
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), rx, ry;
     wgnn__const wgc[1] = {{"WG", wg}};
-    char rpre[512];
-    snprintf(rpre, sizeof rpre, "%s%s", f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, WGNN__PARAMS_WGSL(REDUCE_PARAMS));
+    char rpre[1024], qb[256];
+    qbias_wgsl(qb, sizeof qb, qbias != NULL, 4);
+    snprintf(rpre, sizeof rpre, "%s%s%s", f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, qb,
+             WGNN__PARAMS_WGSL(REDUCE_PARAMS));
     const wgnn__pipe *reduce;
     wgnn_status s = wgnn__pipeline(ctx, "sdpa_fused_reduce", rpre, wgc, 1, &reduce);
     if (s == WGNN_OK)
@@ -270,6 +283,7 @@ static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint
     wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, (uint64_t)n_split * rows * d4 * 16u);
     wgnn__plan_bind_scratch(r, (uint32_t)part_ml, ml_off, (uint64_t)n_split * rows * 8u);
     wgnn__plan_bind(r, out, off, bytes);
+    if (qbias) wgnn__plan_bind(r, qbias, 0, 0);
     return WGNN_OK;
 }
 
@@ -279,7 +293,7 @@ static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint
 wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
                                     uint32_t n_split, int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out,
                                     uint64_t off, uint64_t bytes) {
-    return split_reduce(ctx, p, f16, rows, d4, n_split, part_o, part_ml, ml_off, out, off, bytes, 0, NULL);
+    return split_reduce(ctx, p, f16, rows, d4, n_split, part_o, part_ml, ml_off, out, off, bytes, 0, NULL, NULL);
 }
 
 wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
@@ -299,14 +313,15 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
                          "bytes); use sdpa on q, k and v [B, H, S, D]",
                          (unsigned long long)(3 * sh->bh * sh->s_q * sh->d * (sh->f16 ? 2u : 4u)),
                          (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
-    char prelude[2048];
+    char prelude[2560], qb[256];
+    qbias_wgsl(qb, sizeof qb, sh->qbias, 9);
     snprintf(prelude, sizeof prelude,
-             "%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
+             "%s%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
              "const PF: u32 = %uu;\nconst LEAN: bool = %s;\nconst JU: u32 = %uu;\nconst CU: u32 = %uu;\n"
              "const SRN: u32 = %uu;\n%s%s"
              "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n"
              "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
-             c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c.ke, c.rg, c.oj, c.pf,
+             c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), qb, d4, c.ke, c.rg, c.oj, c.pf,
              c.lean ? "true" : "false", c.ju, c.cu, c.srn, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
              sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32,
              c.use_sg ? "    var r = x;\n"
@@ -343,6 +358,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
         part_ml = wgnn__plan_scratch(p, (uint64_t)c.n_split * rows * 8u);
     }
     const wgnn_tensor *q = in[0], *k = in[1], *v = in[2], *m = sh->mask ? in[3] : NULL;
+    WGPUBuffer qbias = sh->qbias ? in[3]->buf : NULL; /* packed: no mask */
     if (sh->kvlen && sh->bh / sh->n_h > UINT32_MAX) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: batch too large");
     for (uint64_t bh0 = 0; bh0 < sh->bh; bh0 += chunk) {
         uint64_t n = sh->bh - bh0 < chunk ? sh->bh - bh0 : chunk;
@@ -397,14 +413,16 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
             wgnn__plan_bind_scratch(d, (uint32_t)part_ml, 0, 0);
             wgnn__plan_bind(d, lens, 0, 0);
             wgnn__plan_bind(d, flag, 0, 0);
+            if (qbias) wgnn__plan_bind(d, qbias, 0, 0); /* binding 9 */
             s = split_reduce(ctx, p, sh->f16, rows, d4, c.n_split, part_o, part_ml, 0, out->buf,
-                             sh->packed ? 0 : bh0 * per_q, sh->packed ? 0 : n * per_q, sh->s_q, &lo);
+                             sh->packed ? 0 : bh0 * per_q, sh->packed ? 0 : n * per_q, sh->s_q, &lo, qbias);
             if (s != WGNN_OK) return s;
         } else {
             wgnn__plan_bind(d, out->buf, sh->packed ? 0 : bh0 * per_q, sh->packed ? 0 : n * per_q);
             wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, true), 0, 0);
             wgnn__plan_bind(d, lens, 0, 0);
             wgnn__plan_bind(d, flag, 0, 0);
+            if (qbias) wgnn__plan_bind(d, qbias, 0, 0); /* binding 9 */
         }
     }
     return WGNN_OK;
