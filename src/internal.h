@@ -74,7 +74,9 @@ typedef struct wgnn__knobs {
     bool graph_chunk_set;     /* WGNN_GRAPH_CHUNK given: it applies to async runs (decode steps) too */
     bool no_staged_upload;    /* WGNN_STAGED_UPLOAD=0: every upload through wgpuQueueWriteBuffer */
     bool no_sdpa_packed;      /* WGNN_SDPA_PACKED=0: encoders split heads, run sdpa, merge heads */
-    bool no_sdpa_packed_bias; /* WGNN_SDPA_PACKED=nobias: the q|k|v bias in the product, not in sdpa_qkvpacked */
+    int sdpa_packed_bias;     /* WGNN_SDPA_PACKED=nobias (0): the encoders' q|k|v bias in the product; =bias (1): in
+                                 sdpa_qkvpacked always; -1 default: there where the product would pass over its
+                                 output for the bias alone (src/models/vit.c) */
 } wgnn__knobs;
 
 struct wgnn_context {

@@ -237,6 +237,25 @@ int main(void) {
         tu_run_op(ctx, "linear 64x1024x96 split, quads, bias and residual", "linear", lin, 4, res, 1, NULL, NULL, 0,
                   1e-4, 1e-3);
     }
+    {
+        /* wgnn__gemm_bias_pass_alone (the encoders' q|k|v bias moves into
+         * sdpa_qkvpacked where it holds): ViT-B/16's q|k|v at batch 32 runs
+         * plain + a bias pass with no compute units known and with the H200's
+         * 132 (3.4 waves: no plan beats it); at batch 8 with 132 units the
+         * wave plan puts it on the 128 x 128 tile for its bias, where the
+         * plain product would take a smaller one; 197 rows take the 32 x
+         * 128 tile with the bias in it */
+        uint32_t units = ctx->knobs.compute_units;
+        bool big = ctx->limits.maxComputeInvocationsPerWorkgroup >= 256;
+        ctx->knobs.compute_units = 0;
+        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, false, false) == big, "bias pass alone: 6304, no units");
+        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, true, true) == big, "bias pass alone: 6304 f16 linear");
+        CHECK(!wgnn__gemm_bias_pass_alone(ctx, 197, 2304, 768, false, false), "bias pass alone: 197 rows");
+        ctx->knobs.compute_units = 132;
+        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, false, false) == big, "bias pass alone: 6304, 132 units");
+        CHECK(!wgnn__gemm_bias_pass_alone(ctx, 1576, 2304, 768, false, false), "bias pass alone: 1576, 132 units");
+        ctx->knobs.compute_units = units;
+    }
     activations(ctx, 37); /* tiles */
     activations(ctx, 3);  /* gemv */
     /* 4 KiB bindings at 256-byte offsets: bmm's batch, and the rows of mm's

@@ -18,6 +18,7 @@
  * C*p*p] and a linear. */
 #include "models/builder.h"
 #include "models/model.h"
+#include "ops/gemm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -379,14 +380,21 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     /* q|k|v read in place and heads merged by the attention kernel itself
      * when the projection fits one storage binding; else (or with
      * WGNN_SDPA_PACKED=0) heads split out, attention, heads merged. The
-     * packed attention takes the projection's bias itself (the product then
-     * runs without a bias pass; WGNN_SDPA_PACKED=nobias keeps it in the
-     * product): docs/PERFORMANCE.md, session 8 */
+     * packed attention takes the projection's bias itself where the GEMM
+     * would run that bias as a pass of its own over the output (batch 32 on
+     * the H200: the product 0.606 -> 0.571 ms; at batch 8 its wave plan
+     * reduces K slices anyway, and the plain product would be slower:
+     * docs/PERFORMANCE.md, session 8); WGNN_SDPA_PACKED=nobias keeps it in
+     * the product, =bias moves it always (tests) */
     const wgnn_context *ctx = model_of(b)->ctx;
     uint64_t qkv_bytes = (uint64_t)(B * T * 3 * in->hidden_size) * 4u;
     bool packed = in->head_dim % 4 == 0 && qkv_bytes <= ctx->limits.maxStorageBufferBindingSize &&
                   !ctx->knobs.no_sdpa_packed;
-    bool fold = packed && !ctx->knobs.no_sdpa_packed_bias;
+    bool f16 = model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16;
+    bool fold = packed && ctx->knobs.sdpa_packed_bias != 0 &&
+                (ctx->knobs.sdpa_packed_bias == 1 ||
+                 wgnn__gemm_bias_pass_alone(ctx, (uint32_t)(B * T), (uint32_t)(3 * in->hidden_size),
+                                            (uint32_t)in->hidden_size, f16, f16));
     wgnn_value p = linear_ex(b, lab, h, n.qkv, false, -1, !fold);
     wgnn_value att;
     snprintf(lab, sizeof lab, "%s.attention.sdpa", a);

@@ -66,6 +66,13 @@ typedef struct wgnn__gemm {
  * where a dimension passes the device's dispatch or binding limits). */
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g);
 
+/* Whether a product of this shape with a bias of one row ([n]) would run
+ * as the plain product and a pass over its output for the bias alone (no
+ * K slices, no wave plan's tail to reduce): then a caller that can take the
+ * bias elsewhere saves that pass (the encoders' q|k|v bias, taken by
+ * sdpa_qkvpacked; src/models/vit.c). B is [k, n], or [n, k] when trans_b. */
+bool wgnn__gemm_bias_pass_alone(const wgnn_context *ctx, uint32_t m, uint32_t n, uint32_t k, bool trans_b, bool b_f16);
+
 /* The GEMV kernels' shape (gemv and gemv4 here, linear_q8 in quant.c): *wg
  * threads a workgroup (WGNN_GEMV_WG, default 256, within the device's
  * limits) and the lanes that walk one row of W together, returned: the
