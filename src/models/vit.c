@@ -10,8 +10,10 @@
  *
  * Graph (per block): LN -> linear to q|k|v (one [3H, H] matrix) viewed as
  * [B,T,3,heads,hd] -> sdpa_qkvpacked ([B,T,heads,hd]: q, k, v read in place,
- * heads merged by the kernel; where the projection passes one storage
- * binding: heads split by qkv_rope without rotation, sdpa, permute back) ->
+ * heads merged by the kernel, which also takes the projection's bias where
+ * the GEMM would pass over the output for it alone; where the projection
+ * passes one storage binding: heads split by qkv_rope without rotation,
+ * sdpa, permute back) ->
  * linear with x added in its epilogue (residual); LN -> linear with the
  * GELU in its epilogue -> linear with x added. The patch embedding (a conv
  * with stride = kernel = patch) is a permute of the pixels to [B, patches,
