@@ -384,8 +384,9 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
      * WGNN_SDPA_PACKED=0) heads split out, attention, heads merged. The
      * packed attention takes the projection's bias itself where the GEMM
      * would run that bias as a pass of its own over the output (batch 32 on
-     * the H200: the product 0.606 -> 0.571 ms; at batch 8 its wave plan
-     * reduces K slices anyway, and the plain product would be slower:
+     * the H200: the product 0.606 -> 0.571 ms; not at batch 8, where the
+     * wave plan puts the biased product on the 128 x 128 tile and the plain
+     * one would take 64 x 64, 0.185 -> 0.196 ms: wgnn__gemm_bias_pass_alone,
      * docs/PERFORMANCE.md, session 8); WGNN_SDPA_PACKED=nobias keeps it in
      * the product, =bias moves it always (tests) */
     const wgnn_context *ctx = model_of(b)->ctx;

@@ -300,10 +300,10 @@ WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
 #define BIAS_PASS 0x10000u  /* flag in split_count's result: one slice, bias in gemm_reduce */
 #define WAVE_WIDE 0x20000u  /* flag in split_count's result: a wave plan's product, not a bias pass's */
 
-/* Slices for g: 1 (no split) unless the problem is one product with few
- * tiles, its K long enough, and its output and bias bindable whole. */
 static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias);
 
+/* Slices for g: 1 (no split) unless the problem is one product with few
+ * tiles, its K long enough, and its output and bias bindable whole. */
 static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
     if (g->batch != 1 || !g->c.buf || (has_bias && !g->bias.buf)) return 1;
     uint64_t cap = binding_cap(ctx);

@@ -242,8 +242,6 @@ static bool layout_of(const sdpa_shape *sh, sdpa_layout *lo) {
     return true;
 }
 
-/* sdpa_fused_reduce over the split-KV partials into out rows by lo's
- * strides (NULL: contiguous rows). */
 /* sdpa_qkvpacked's bias for a kernel's prelude (QBIAS, qkv_bias4) at binding `at` */
 static void qbias_wgsl(char *buf, size_t size, bool on, int at) {
     if (on)
@@ -254,6 +252,10 @@ static void qbias_wgsl(char *buf, size_t size, bool on, int at) {
     else
         snprintf(buf, size, "const QBIAS: bool = false;\nfn qkv_bias4(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }\n");
 }
+
+/* sdpa_fused_reduce over the split-KV partials into out rows by lo's
+ * strides (NULL: contiguous rows); qbias: sdpa_qkvpacked's bias (v's part
+ * added to each row), or NULL. */
 
 static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4, uint32_t n_split,
                                 int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out, uint64_t off, uint64_t bytes,
