@@ -253,7 +253,22 @@ int main(void) {
         CHECK(!wgnn__gemm_bias_pass_alone(ctx, 197, 2304, 768, false, false), "bias pass alone: 197 rows");
         ctx->knobs.compute_units = 132;
         CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, false, false) == big, "bias pass alone: 6304, 132 units");
-        CHECK(!wgnn__gemm_bias_pass_alone(ctx, 1576, 2304, 768, false, false), "bias pass alone: 1576, 132 units");
+        /* 1576 rows: 234 tiles, one wave at 132 units: the plain product on the 128 x 128 tile too */
+        CHECK(wgnn__gemm_bias_pass_alone(ctx, 1576, 2304, 768, false, false) == big, "bias pass alone: 1576, 132 units");
+        ctx->knobs.compute_units = 100;
+        /* 312 tiles (1576 x 3072) past two waves of 100: the wide plan's 128 x 128 tile for the biased product, a
+           smaller one for the plain one */
+        CHECK(!wgnn__gemm_bias_pass_alone(ctx, 1576, 3072, 768, false, false), "bias pass alone: 1576 x 3072, 100 units");
+        ctx->knobs.compute_units = units;
+    }
+    {
+        /* a plain product of one wave of 128 x 128 tiles (gemm.c's one_wave):
+         * 1000 x 700 is 8 x 6 = 48 tiles, one wave at 40 units */
+        uint32_t units = ctx->knobs.compute_units;
+        ctx->knobs.compute_units = 40;
+        tu_in_spec mm[2] = {{{WGNN_F32, 2, {1000, 96}}, -1, 1}, {{WGNN_F32, 2, {96, 700}}, -1, 1}};
+        tu_run_op(ctx, "mm 1000x96x700, one wave of 128 x 128 tiles at 40 units", "mm", mm, 2, NULL, 0, NULL, NULL, 0,
+                  1e-4, 1e-3);
         ctx->knobs.compute_units = units;
     }
     activations(ctx, 37); /* tiles */

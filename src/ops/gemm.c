@@ -87,6 +87,26 @@ static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t 
     return bias_init_ok(ctx, g) && (!(tm == 8 && tn == 8) || ctx->knobs.gemm_bias_init == 1);
 }
 
+/* Where the compute units are known, a plain product (no bias, residual
+ * or activation: the tile's plain store loop) of more than 256 rows whose
+ * 128 x 128 tiles make one whole wave of them (more than one a unit, at
+ * most two: the tile runs two an SM) takes that tile. On the H200 (132
+ * SMs; docs/PERFORMANCE.md, session 8): ViT-B/16's q|k|v without its bias
+ * at batch 8 (1576 x 2304 x 768, 234 tiles) 0.196 ms on 64 x 64 -> 0.174;
+ * outside the window it lost: 312 tiles (1576 x 3072 x 768) 0.233 ->
+ * 0.259, 78 tiles (1576 x 768 x 768) 0.093 -> 0.099. */
+static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
+    uint32_t units = ctx->knobs.compute_units;
+    if (!units || ctx->knobs.gemm_waves == 0 || has_bias || g->res.buf || g->act != WGNN__ACT_NONE || g->trans_a ||
+        g->pre != WGNN__PRE_NONE || g->m <= SMALL_M || ctx->limits.maxComputeInvocationsPerWorkgroup < 256 ||
+        ctx->limits.maxComputeWorkgroupSizeX < 16 || ctx->limits.maxComputeWorkgroupSizeY < 16)
+        return false;
+    uint64_t tiles = ((uint64_t)g->m + 127) / 128 * (((uint64_t)g->n + 127) / 128);
+    if (tiles * 128 * 128 * 4 > (uint64_t)g->m * g->n * 5) return false; /* over a fifth padding */
+    tiles *= g->batch;
+    return tiles > units && tiles <= 2ull * units;
+}
+
 static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
@@ -100,6 +120,7 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
         return (gemm_tile){t[0], t[1], t[2], t[3], t[4], 0};
     }
     if (g->sk_ts || g->big_tile) return k_tiles[0]; /* a wave plan is made for the 128 x 128 tile alone */
+    if (one_wave(ctx, g, has_bias)) return k_tiles[0];
     /* few rows (a ViT block at batch 1: M = 197): 32 x 128 tiles waste the
      * least padding and, with split-K, were fastest or within 5% of it in a
      * sweep of 9 tiles x 5 slice counts on the H200 (docs/PERFORMANCE.md) */
