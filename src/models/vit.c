@@ -283,9 +283,9 @@ static wgnn_value gb_weight(gb *b, const char *name) {
 /* x [..., K] -> [..., N]: linear on a float16 weight [N, K]; addmm on a
  * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
  * back). gelu: the model's GELU in the product's epilogue; res >= 0: a
- * residual of the output's shape added in the epilogue too (residual=true). */
-/* name's linear layer on x: with its bias unless !bias, GELU in the
- * epilogue when gelu, plus res (>= 0) after it */
+ * residual of the output's shape added in the epilogue too (residual=true).
+ * !bias: the product alone (linear without its bias, or mm), which takes
+ * neither a GELU nor a residual. */
 static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res,
                             bool bias) {
     char w[192], bb[192], act[48];
@@ -296,10 +296,12 @@ static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *
     int n_args = 0;
     if (gelu) args[n_args++] = act;
     if (res >= 0) args[n_args++] = "residual=true";
+    if (!bias && n_args > 0 && b->s == WGNN_OK)
+        b->s = wgnn__err(model_of(b)->ctx, WGNN_ERR_INVALID_ARGUMENT, "model: internal: %s without its bias takes no epilogue",
+                         name);
     if (model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16) {
         wgnn_value in[4] = {x, gb_weight(b, w), bias ? gb_weight(b, bb) : -1, res};
-        if (!bias) return gb_op(b, label ? label : name, "linear", 2, in, n_args, args); /* (no residual then) */
-        return gb_op(b, label ? label : name, "linear", res >= 0 ? 4 : 3, in, n_args, args);
+        return gb_op(b, label ? label : name, "linear", !bias ? 2 : res >= 0 ? 4 : 3, in, n_args, args);
     }
     wgnn_desc dx;
     if (b->s != WGNN_OK || x < 0) return -1;
@@ -313,9 +315,9 @@ static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *
     for (int i = 0; i + 1 < dx.rank; i++) rows *= dx.dims[i];
     wgnn_value x2 = dx.rank == 2 ? x : gb_view(b, x, 2, (int64_t[]){rows, k});
     wgnn_value r2 = res < 0 || dx.rank == 2 ? res : gb_view(b, res, 2, (int64_t[]){rows, n});
-    wgnn_value in[4] = {gb_weight(b, bb), x2, gb_weight(b, w), r2};
+    wgnn_value in[4] = {bias ? gb_weight(b, bb) : -1, x2, gb_weight(b, w), r2};
     wgnn_value y = bias ? gb_op(b, label ? label : name, "addmm", res >= 0 ? 4 : 3, in, n_args, args)
-                        : gb_op(b, label ? label : name, "mm", 2, in + 1, 0, NULL); /* (no GELU, no residual then) */
+                        : gb_op(b, label ? label : name, "mm", 2, in + 1, 0, NULL);
     if (dx.rank == 2) return y;
     dx.dims[dx.rank - 1] = n;
     return gb_view(b, y, dx.rank, dx.dims);
@@ -402,9 +404,12 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
     wgnn_value att;
     snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
     if (packed) {
-        char bn[192];
-        snprintf(bn, sizeof bn, "%s.bias", n.qkv);
-        wgnn_value in2[2] = {gb_view(b, p, 5, (int64_t[]){B, T, 3, in->num_heads, in->head_dim}), gb_weight(b, bn)};
+        wgnn_value in2[2] = {gb_view(b, p, 5, (int64_t[]){B, T, 3, in->num_heads, in->head_dim}), -1};
+        if (fold) {
+            char bn[192];
+            snprintf(bn, sizeof bn, "%s.bias", n.qkv);
+            in2[1] = gb_weight(b, bn);
+        }
         att = gb_op(b, lab, "sdpa_qkvpacked", fold ? 2 : 1, in2, 0, NULL);
     } else {
         wgnn_value q[3];

@@ -95,6 +95,11 @@ static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t 
  * at batch 8 (1576 x 2304 x 768, 234 tiles) 0.196 ms on 64 x 64 -> 0.174;
  * outside the window it lost: 312 tiles (1576 x 3072 x 768) 0.233 ->
  * 0.259, 78 tiles (1576 x 768 x 768) 0.093 -> 0.099. */
+/* the 128 x 128 tile (k_tiles[0]), which the wave plans are made for */
+static bool is_big_tile(const gemm_tile *t) {
+    return t->wx == 16 && t->wy == 16 && t->tm == 8 && t->tn == 8 && !t->gemv_mr;
+}
+
 static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
     uint32_t units = ctx->knobs.compute_units;
     if (!units || ctx->knobs.gemm_waves == 0 || has_bias || g->res.buf || g->act != WGNN__ACT_NONE || g->trans_a ||
@@ -439,7 +444,7 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
     if (!units || ctx->knobs.gemm_split >= 1 || ctx->knobs.gemm_waves == 0 || g->batch != 1) return w;
     wgnn__gemm h0 = sliced(g, s0);
     gemm_tile t = pick_tile(ctx, &h0);
-    bool big = t.wx == 16 && t.wy == 16 && t.tm == 8 && t.tn == 8 && !t.gemv_mr;
+    bool big = is_big_tile(&t);
     if (!big && !(wide && !ctx->knobs.gemm_tile[0])) return w; /* the model is the 128 x 128 tile's */
     if (!big) t = k_tiles[0];
     /* A and B must each fit one binding (no row splits) */
@@ -484,7 +489,7 @@ bool wgnn__gemm_bias_pass_alone(const wgnn_context *ctx, uint32_t m, uint32_t n,
      * the bias pass, 0.196 plain on 64 x 64) */
     wgnn__gemm plain = sliced(&g, 1);
     gemm_tile t = pick_tile(ctx, &plain);
-    return !wide || (t.wx == 16 && t.wy == 16 && t.tm == 8 && t.tn == 8 && !t.gemv_mr);
+    return !wide || is_big_tile(&t);
 }
 
 /* *skipped: nothing recorded, the plain route must run (the partials do

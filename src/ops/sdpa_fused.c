@@ -256,7 +256,6 @@ static void qbias_wgsl(char *buf, size_t size, bool on, int at) {
 /* sdpa_fused_reduce over the split-KV partials into out rows by lo's
  * strides (NULL: contiguous rows); qbias: sdpa_qkvpacked's bias (v's part
  * added to each row), or NULL. */
-
 static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4, uint32_t n_split,
                                 int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out, uint64_t off, uint64_t bytes,
                                 uint64_t s_q, const sdpa_layout *lo, WGPUBuffer qbias) {
