@@ -140,19 +140,8 @@ static void rows_config(const wgnn_context *ctx, uint64_t n, uint64_t inner, row
      * sdpa_fused's row maxima rely on); checked against the reference. */
     uint32_t sg = ctx->info.subgroup_min_size;
     if (!c->strided && c->l > 1 && ctx->has_subgroups && sg == ctx->info.subgroup_max_size && sg >= 4 &&
-        (sg & (sg - 1)) == 0 && c->wg % sg == 0) {
+        (sg & (sg - 1)) == 0 && c->wg % sg == 0)
         c->sg = sg;
-        /* a row wider than a subgroup that still fits one subgroup's lanes
-         * cached: one subgroup a row, its reductions by shuffles alone (no
-         * workgroup memory, no barriers); WGNN_ROWS_SUBGROUP=0 keeps L */
-        uint64_t nv = n / c->vec, ks = (nv + sg - 1) / sg;
-        if (c->l > sg && ks * c->vec <= ROW_CACHE && ctx->knobs.rows_subgroup != 0) {
-            c->l = sg;
-            c->r = c->wg / c->l;
-            c->cached = true;
-            c->k = pow2_ceil(ks);
-        }
-    }
 }
 
 static wgnn_status rows_pipeline(wgnn_context *ctx, const rows_job *j, const rows_cfg *c, const wgnn__pipe **out) {
