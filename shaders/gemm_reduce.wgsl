@@ -1,11 +1,13 @@
 // gemm_reduce.wgsl - the second step of a split-K GEMM (src/ops/gemm.c):
 // the S partial products of K slices, P[s][i][j] (alpha applied), summed in
 // slice order, then the bias and activation epilogue of gemm.wgsl:
-//   C(i, j) = act(sum_s P[s*m*n + i*n + j] + beta * bias(i, j))
+//   C(i, j) = act(sum_s P[s*m*n + i*n + j] + beta * bias(i, j)) + res(i, j)
 // A wave-balanced product (gemm.wgsl's SK) has one slice (s = 1) and, for
 // the output tiles (t_bm x t_bn, t_tx a row) from t_dp on, t_n more after
 // it: P[m*n + (e*(m - t_m0) + i - t_m0)*n + j], e < t_n, added in order.
-// C(i, j) = C[c_off + i*ldc + j], bias(i, j) = BIAS[bias_off + i*bias_rs + j*bias_cs].
+// C(i, j) = C[c_off + i*ldc + j], bias(i, j) = BIAS[bias_off + i*bias_rs + j*bias_cs],
+// res(i, j) = RES[res_off + i*ldr + j]; the sum is common/split_sum's
+// (shared with gemm_reduce_ln.wgsl, which also writes each row's LayerNorm).
 // One thread per V output elements of a row (V = 4 where n, ldc and the
 // offsets are multiples of 4: one act() per quad, quads loaded and stored
 // whole; else 1). Prelude: struct Params, consts WG, V, HAS_BIAS, HAS_RES,
@@ -15,6 +17,7 @@
 
 #include "common/act"
 #include "common/grid"
+#include "common/split_sum"
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> PART: array<ET>;
@@ -26,20 +29,8 @@
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
     let q = wg_flat(wid, nwg) * WG + tid;
-    let mnv = P.m * P.n / V;
-    if (q >= mnv) { return; }
-    var v = ET(0.0);
-    for (var s = 0u; s < P.s; s++) { v += PART[s * mnv + q]; }
+    if (q >= P.m * P.n / V) { return; }
     let i = q * V / P.n;
     let j = q * V % P.n;
-    if (P.t_n > 0u && i >= P.t_m0) { // a wave-balanced product's tail tiles: their K slices after the first
-        if ((i / P.t_bm) * P.t_tx + j / P.t_bn >= P.t_dp) {
-            let rows = P.m - P.t_m0;
-            for (var e = 0u; e < P.t_n; e++) { v += PART[P.s * mnv + ((e * rows + i - P.t_m0) * P.n + j) / V]; }
-        }
-    }
-    if (HAS_BIAS) { v += P.beta * bias_e(P.bias_off + i * P.bias_rs + j * P.bias_cs, P.bias_cs); }
-    v = act_e(v);
-    if (HAS_RES) { v += RES[(P.res_off + i * P.ldr + j) / V]; }
-    C[(P.c_off + i * P.ldc + j) / V] = v;
+    C[(P.c_off + i * P.ldc + j) / V] = split_sum(q, i, j);
 }

@@ -23,54 +23,21 @@
 // Prelude (src/ops/norm.c): struct Params; consts OP, WG, L, R, K, SG,
 // CACHED, STRIDED; alias V with vsum/vmax/vfirst; lanes_reduce (subgroup
 // shuffles over a row's lanes where SG > 0: the subgroup size, fixed on the
-// adapter; the identity with SG = 0); affine() with the layer_norm /
-// rms_norm weight/bias bindings it reads.
+// adapter; the identity with SG = 0; common/row_reduce calls it); affine()
+// with the layer_norm / rms_norm weight/bias bindings it reads.
 // Bindings: 0 Params, 1 X (read), 2 Y (read_write); layer_norm, rms_norm:
 // 3 weight, 4 bias where given (declared by the prelude).
 // Dispatch: P.n_groups workgroups, folded into x*y past 65535: contiguous
 // ceil(n_rows / R), strided outer * P.tiles (P.tiles = ceil(inner / R)).
 
 #include "common/grid"
+#include "common/row_reduce"
 
 const NEG_MAX: f32 = -3.40282346638528859812e38;
-const SG1: u32 = max(SG, 1u); // a divisor also where SG = 0 (dead code, still checked)
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> X: array<V>;
 @group(0) @binding(2) var<storage, read_write> Y: array<V>;
-
-var<workgroup> red: array<f32, WG>;
-
-fn comb(a: f32, b: f32, mx: bool) -> f32 {
-    if (mx) { return max(a, b); }
-    return a + b;
-}
-
-// v reduced (max, or sum) over the L lanes of a row; every lane gets it.
-// Called by all threads of the workgroup (it has barriers).
-fn row_reduce(v: f32, lid: u32, rl: u32, lane: u32, mx: bool) -> f32 {
-    if (L == 1u) { return v; }
-    if (SG > 0u) { // contiguous rows only: a row's lanes are consecutive lids
-        let x = lanes_reduce(v, mx); // over min(L, SG) lanes
-        if (L <= SG) { return x; }
-        let per = L / SG1; // subgroups a row
-        workgroupBarrier(); // red's last readers are done
-        if (lid % SG1 == 0u) { red[lid / SG1] = x; }
-        workgroupBarrier();
-        let first = rl * per;
-        var t = red[first];
-        for (var k = 1u; k < per; k++) { t = comb(t, red[first + k], mx); }
-        return t;
-    }
-    workgroupBarrier();
-    red[lane * R + rl] = v;
-    workgroupBarrier();
-    for (var s = L / 2u; s > 0u; s = s / 2u) {
-        if (lane < s) { red[lane * R + rl] = comb(red[lane * R + rl], red[(lane + s) * R + rl], mx); }
-        workgroupBarrier();
-    }
-    return red[rl];
-}
 
 // layer_norm sums x - x0 (x0: the row's first value), so that a large
 // offset common to the row does not eat the mean's f32 precision.

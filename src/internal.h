@@ -77,6 +77,8 @@ typedef struct wgnn__knobs {
     int sdpa_packed_bias;     /* WGNN_SDPA_PACKED=nobias (0): the encoders' q|k|v bias in the product; =bias (1): in
                                  sdpa_qkvpacked always; -1 default: there where the product would pass over its
                                  output for the bias alone (src/models/vit.c) */
+    bool no_ln_fused;         /* WGNN_LN_FUSED=0: encoder graphs run every LayerNorm as a node of its own instead of
+                                 as the second output of the residual product before it (src/models/vit.c) */
 } wgnn__knobs;
 
 struct wgnn_context {

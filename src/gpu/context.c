@@ -427,6 +427,8 @@ static void read_knobs(wgnn__knobs *k) {
     env = getenv("WGNN_SDPA_PACKED");
     k->no_sdpa_packed = env && strcmp(env, "0") == 0;
     k->sdpa_packed_bias = !env ? -1 : strcmp(env, "nobias") == 0 ? 0 : strcmp(env, "bias") == 0 ? 1 : -1;
+    env = getenv("WGNN_LN_FUSED");
+    k->no_ln_fused = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_STAGED_UPLOAD");
     k->no_staged_upload = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_SDPA_DECODE");

@@ -284,24 +284,39 @@ static wgnn_value gb_weight(gb *b, const char *name) {
  * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
  * back). gelu: the model's GELU in the product's epilogue; res >= 0: a
  * residual of the output's shape added in the epilogue too (residual=true).
- * !bias: the product alone (linear without its bias, or mm), which takes
- * neither a GELU nor a residual. */
+ * ln (not NULL): the LayerNorm of that name over the result as well, into
+ * *ln_out (layer_norm=true: where the product ends in a reduce pass, that
+ * pass writes both). !bias: the product alone (linear without its bias, or
+ * mm), which takes neither a GELU, a residual nor a norm. */
 static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res,
-                            bool bias) {
-    char w[192], bb[192], act[48];
+                            bool bias, const char *ln, wgnn_value *ln_out) {
+    char w[192], bb[192], act[48], lw[192], lb[192], eps[64];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bb, sizeof bb, "%s.bias", name);
     snprintf(act, sizeof act, "activation=%s", strcmp(model_of(b)->gelu, "tanh") == 0 ? "gelu_tanh" : "gelu");
-    const char *args[2];
+    const char *args[4];
     int n_args = 0;
     if (gelu) args[n_args++] = act;
     if (res >= 0) args[n_args++] = "residual=true";
+    if (ln) {
+        snprintf(lw, sizeof lw, "%s.weight", ln);
+        snprintf(lb, sizeof lb, "%s.bias", ln);
+        snprintf(eps, sizeof eps, "ln_eps=%.17g", model_of(b)->info.layer_norm_eps);
+        args[n_args++] = "layer_norm=true";
+        args[n_args++] = eps;
+    }
     if (!bias && n_args > 0 && b->s == WGNN_OK)
         b->s = wgnn__err(model_of(b)->ctx, WGNN_ERR_INVALID_ARGUMENT, "model: internal: %s without its bias takes no epilogue",
                          name);
+    wgnn_value outs[2] = {-1, -1};
     if (model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16) {
-        wgnn_value in[4] = {x, gb_weight(b, w), bias ? gb_weight(b, bb) : -1, res};
-        return gb_op(b, label ? label : name, "linear", !bias ? 2 : res >= 0 ? 4 : 3, in, n_args, args);
+        wgnn_value in[6] = {x, gb_weight(b, w), bias ? gb_weight(b, bb) : -1};
+        int n_in = bias ? 3 : 2;
+        if (res >= 0) in[n_in++] = res;
+        if (ln) in[n_in++] = gb_weight(b, lw), in[n_in++] = gb_weight(b, lb);
+        gb_op_n(b, label ? label : name, "linear", n_in, in, n_args, args, outs, ln ? 2 : 1);
+        if (ln) *ln_out = outs[1];
+        return outs[0];
     }
     wgnn_desc dx;
     if (b->s != WGNN_OK || x < 0) return -1;
@@ -315,16 +330,19 @@ static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *
     for (int i = 0; i + 1 < dx.rank; i++) rows *= dx.dims[i];
     wgnn_value x2 = dx.rank == 2 ? x : gb_view(b, x, 2, (int64_t[]){rows, k});
     wgnn_value r2 = res < 0 || dx.rank == 2 ? res : gb_view(b, res, 2, (int64_t[]){rows, n});
-    wgnn_value in[4] = {bias ? gb_weight(b, bb) : -1, x2, gb_weight(b, w), r2};
-    wgnn_value y = bias ? gb_op(b, label ? label : name, "addmm", res >= 0 ? 4 : 3, in, n_args, args)
-                        : gb_op(b, label ? label : name, "mm", 2, in + 1, 0, NULL);
-    if (dx.rank == 2) return y;
+    wgnn_value in[6] = {bias ? gb_weight(b, bb) : -1, x2, gb_weight(b, w)};
+    int n_in = 3;
+    if (res >= 0) in[n_in++] = r2;
+    if (ln) in[n_in++] = gb_weight(b, lw), in[n_in++] = gb_weight(b, lb);
+    if (bias) gb_op_n(b, label ? label : name, "addmm", n_in, in, n_args, args, outs, ln ? 2 : 1);
+    else outs[0] = gb_op(b, label ? label : name, "mm", 2, in + 1, 0, NULL);
     dx.dims[dx.rank - 1] = n;
-    return gb_view(b, y, dx.rank, dx.dims);
+    if (ln) *ln_out = dx.rank == 2 ? outs[1] : gb_view(b, outs[1], dx.rank, dx.dims);
+    return dx.rank == 2 ? outs[0] : gb_view(b, outs[0], dx.rank, dx.dims);
 }
 
 static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res) {
-    return linear_ex(b, label, x, name, gelu, res, true);
+    return linear_ex(b, label, x, name, gelu, res, true, NULL, NULL);
 }
 
 static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *name) {
@@ -373,13 +391,22 @@ static void split_heads(gb *b, const char *label, wgnn_value x, int64_t B, int64
     for (int i = 0; i < n; i++) out[i] = gb_view(b, parts[i], 4, (int64_t[]){B, nh, T, hd});
 }
 
-static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
+/* Block l on x, whose first LayerNorm h is given (the residual product
+ * before it wrote it; -1: a node of its own here). *h_next gets next_ln of
+ * the block's output the same way (NULL: none, *h_next -1): the out
+ * projection and fc2 take x's next norm as their second output
+ * (layer_norm=true), so that each LayerNorm runs in the reduce pass of
+ * the product before it where that product has one (docs/PERFORMANCE.md,
+ * session 10); WGNN_LN_FUSED=0 keeps every norm a node of its own. */
+static wgnn_value block(gb *b, int l, wgnn_value x, wgnn_value h, int64_t B, int64_t T, const char *next_ln,
+                        wgnn_value *h_next) {
     const wgnn_model_info *in = &model_of(b)->info;
     layer_names n;
     names_of(model_of(b), l, &n);
     const char *a = n.a;
     char lab[160];
-    wgnn_value h = layer_norm(b, x, n.n1);
+    bool fuse = !model_of(b)->ctx->knobs.no_ln_fused;
+    if (h < 0) h = layer_norm(b, x, n.n1);
     snprintf(lab, sizeof lab, "%s.attention.qkv", a);
     /* q|k|v read in place and heads merged by the attention kernel itself
      * when the projection fits one storage binding; else (or with
@@ -400,7 +427,7 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
                 (ctx->knobs.sdpa_packed_bias == 1 ||
                  wgnn__gemm_bias_pass_alone(ctx, (uint32_t)(B * T), (uint32_t)(3 * in->hidden_size),
                                             (uint32_t)in->hidden_size, f16, f16));
-    wgnn_value p = linear_ex(b, lab, h, n.qkv, false, -1, !fold);
+    wgnn_value p = linear_ex(b, lab, h, n.qkv, false, -1, !fold, NULL, NULL);
     wgnn_value att;
     snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
     if (packed) {
@@ -422,10 +449,15 @@ static wgnn_value block(gb *b, int l, wgnn_value x, int64_t B, int64_t T) {
         att = gb_op(b, hl, "permute", 1, &att, 1, perm);
     }
     att = gb_view(b, att, 3, (int64_t[]){B, T, in->hidden_size});
-    x = linear_act(b, n.o, att, n.o, false, x); /* x + the out projection: the residual in its epilogue */
-    h = layer_norm(b, x, n.n2);
+    /* x + the out projection (the residual in its epilogue), and its norm */
+    h = -1;
+    x = linear_ex(b, n.o, att, n.o, false, x, true, fuse ? n.n2 : NULL, &h);
+    if (h < 0) h = layer_norm(b, x, n.n2);
     h = linear_act(b, n.f1, h, n.f1, true, -1); /* the GELU in fc1's epilogue */
-    return linear_act(b, n.f2, h, n.f2, false, x);
+    *h_next = -1;
+    x = linear_ex(b, n.f2, h, n.f2, false, x, true, fuse ? next_ln : NULL, h_next);
+    if (*h_next < 0 && next_ln) *h_next = layer_norm(b, x, next_ln);
+    return x;
 }
 
 wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
@@ -466,8 +498,16 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
         const char *dim[1] = {"dim=1"};
         x = gb_op(&b, "embeddings.cls", "cat", 2, parts, 1, dim);
     }
-    for (int l = 0; l < in->num_layers; l++) x = block(&b, l, x, B, T);
-    wgnn_value last = layer_norm(&b, x, vit ? "layernorm" : "post_layernorm");
+    /* each block's fc2 also writes the next block's first norm (the last
+     * block's: the final one) */
+    const char *final_ln = vit ? "layernorm" : "post_layernorm";
+    wgnn_value h1 = -1; /* the next block's first norm */
+    for (int l = 0; l < in->num_layers; l++) {
+        layer_names nx;
+        if (l + 1 < in->num_layers) names_of(m, l + 1, &nx);
+        x = block(&b, l, x, h1, B, T, l + 1 < in->num_layers ? nx.n1 : final_ln, &h1);
+    }
+    wgnn_value last = in->num_layers > 0 ? h1 : layer_norm(&b, x, final_ln);
     if (b.s == WGNN_OK) b.s = wgnn_graph_output(b.g, last);
     m->v_last = last;
     m->v_pool = -1;
@@ -491,8 +531,10 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
         wgnn_value att_in[3] = {qv, kvs[0], kvs[1]};
         wgnn_value att = gb_op(&b, "head.attention.sdpa", "sdpa", 3, att_in, 0, NULL);
         att = gb_view(&b, att, 2, (int64_t[]){B, hid}); /* [B, heads, 1, hd] is [B, 1, heads, hd] */
-        wgnn_value r = linear(&b, "head.attention.out_proj", att, "head.attention.out_proj");
-        wgnn_value h = layer_norm(&b, r, "head.layernorm");
+        wgnn_value h = -1;
+        wgnn_value r = linear_ex(&b, "head.attention.out_proj", att, "head.attention.out_proj", false, -1, true,
+                                 m->ctx->knobs.no_ln_fused ? NULL : "head.layernorm", &h);
+        if (h < 0) h = layer_norm(&b, r, "head.layernorm");
         h = linear_act(&b, "head.mlp.fc1", h, "head.mlp.fc1", true, -1);
         m->v_pool = linear_act(&b, "head.mlp.fc2", h, "head.mlp.fc2", false, r);
     }

@@ -22,6 +22,8 @@
  * params), and, for one matrix too large, over rows of A and C. */
 #include "gemm.h"
 
+#include "norm.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -317,7 +319,8 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
 #define REDUCE_PARAMS(X, S)                                                                       \
     X(S, u32, m) X(S, u32, n) X(S, u32, s) X(S, u32, ldc) X(S, u32, c_off) X(S, u32, bias_off)    \
     X(S, u32, bias_rs) X(S, u32, bias_cs) X(S, f32, beta) X(S, u32, res_off) X(S, u32, ldr)        \
-    X(S, u32, t_m0) X(S, u32, t_dp) X(S, u32, t_n) X(S, u32, t_tx) X(S, u32, t_bm) X(S, u32, t_bn)
+    X(S, u32, t_m0) X(S, u32, t_dp) X(S, u32, t_n) X(S, u32, t_tx) X(S, u32, t_bm) X(S, u32, t_bn)        \
+    X(S, u32, n_groups) X(S, u32, y_off) X(S, f32, eps) X(S, f32, count) /* gemm_reduce_ln's */
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
 WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
 
@@ -430,6 +433,7 @@ static wgnn__gemm sliced(const wgnn__gemm *g, uint32_t s) {
     h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
     h.res = (wgnn__gemm_operand){NULL, -1, 0, 0};
     h.c = (wgnn__gemm_operand){NULL, 0, 0, 0};
+    h.ln_y = (wgnn__gemm_operand){NULL, -1, 0, 0};
     return h;
 }
 
@@ -492,10 +496,39 @@ bool wgnn__gemm_bias_pass_alone(const wgnn_context *ctx, uint32_t m, uint32_t n,
     return !wide || is_big_tile(&t);
 }
 
+/* gemm_reduce_ln.wgsl's shape for g's rows, when it takes them (a
+ * LayerNorm asked for, rows of whole quads, every binding within the
+ * device's limits, a row's quads in K <= 8 registers a thread): L lanes a
+ * row (about 4 quads each, as reduce_rows), R rows a workgroup of up to
+ * 256 threads, fewer where the rows would not make two workgroups a
+ * compute unit (ViT-B/16 at batch 1: 197 rows). */
+typedef struct ln_shape {
+    uint32_t l, r, k, sg;
+} ln_shape;
+
+static bool ln_fused_shape(const wgnn_context *ctx, const wgnn__gemm *g, bool v4, ln_shape *o) {
+    const WGPULimits *lim = &ctx->limits;
+    if (!g->ln_y.buf || !v4 || g->ldc != g->n || g->ln_y.off % 4 || lim->maxStorageBuffersPerShaderStage < 7 ||
+        wgpuBufferGetSize(g->ln_y.buf) > binding_cap(ctx))
+        return false;
+    uint32_t most = lim->maxComputeInvocationsPerWorkgroup < lim->maxComputeWorkgroupSizeX
+                        ? lim->maxComputeInvocationsPerWorkgroup
+                        : lim->maxComputeWorkgroupSizeX;
+    uint32_t nq = g->n / 4, l = 1;
+    while (l < (nq + 3) / 4 && l * 2 <= most && l < 1024) l *= 2;
+    uint32_t k = (nq + l - 1) / l;
+    if (k * 4 > 32) return false;
+    uint32_t r = l < 256 ? 256 / l : 1, target = ctx->knobs.compute_units ? 2 * ctx->knobs.compute_units : 0;
+    while (r > 1 && ((uint64_t)l * r > most || ceil_div(g->m, r) < target)) r /= 2;
+    *o = (ln_shape){l, r, k, wgnn__row_lanes_subgroup(ctx, l, l * r)};
+    return true;
+}
+
 /* *skipped: nothing recorded, the plain route must run (the partials do
- * not fit a binding, or the plan has no scratch slot left). */
+ * not fit a binding, or the plan has no scratch slot left). *ln_done: g's
+ * LayerNorm (ln_y) written by the reduce too. */
 static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, wave_plan w, bool has_bias,
-                              bool *skipped) {
+                              bool *skipped, bool *ln_done) {
     uint64_t mn = (uint64_t)g->m * g->n, bytes;
     uint32_t s_count = w.s;
     /* the tail's slices past the first: [ts - 1][rows from t_m0][n] after the partials */
@@ -532,6 +565,7 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     h.res = (wgnn__gemm_operand){NULL, -1, 0, 0};
     h.beta = 0;
     h.act = WGNN__ACT_NONE;
+    h.ln_y = (wgnn__gemm_operand){NULL, -1, 0, 0};
     wgnn_status s = wgnn__gemm_plan(ctx, p, &h);
     if (s != WGNN_OK) return s;
 
@@ -539,11 +573,17 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     /* quads of a row a thread where every row, offset and stride allows */
     bool v4 = g->n % 4 == 0 && g->ldc % 4 == 0 && g->c.off % 4 == 0 &&
               (!g->res.buf || (g->ldr % 4 == 0 && g->res.off % 4 == 0));
-    char pre[1536];
+    ln_shape ls;
+    bool ln = ln_fused_shape(ctx, g, v4, &ls);
+    if (ln) wg = ls.l * ls.r;
+    char pre[2048], lnc[320] = "";
+    if (ln)
+        snprintf(lnc, sizeof lnc, "const L: u32 = %uu;\nconst R: u32 = %uu;\nconst K: u32 = %uu;\nconst SG: u32 = %uu;\n%s",
+                 ls.l, ls.r, ls.k, ls.sg, wgnn__lanes_reduce_wgsl(ls.sg));
     snprintf(pre, sizeof pre,
-             "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n%s",
-             WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false", g->res.buf ? "true" : "false",
-             (unsigned)g->act,
+             "%s%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n%s%s",
+             ln && ls.sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false",
+             g->res.buf ? "true" : "false", (unsigned)g->act, lnc,
              v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
                   "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
                   "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
@@ -552,7 +592,7 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
                   "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
                   "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n");
     const wgnn__pipe *pipe;
-    if ((s = wgnn__pipeline(ctx, "gemm_reduce", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
+    if ((s = wgnn__pipeline(ctx, ln ? "gemm_reduce_ln" : "gemm_reduce", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
     reduce_params q = {g->m,
                        g->n,
                        s_count,
@@ -569,9 +609,13 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
                        w.ts ? w.ts - 1 : 0,
                        t_tx,
                        t_bm,
-                       t_bn};
+                       t_bn,
+                       ln ? (uint32_t)ceil_div(g->m, ls.r) : 0,
+                       ln ? (uint32_t)g->ln_y.off : 0,
+                       g->ln_eps,
+                       (float)g->n};
     uint32_t gx, gy;
-    if ((s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(mn / (v4 ? 4 : 1), wg),
+    if ((s = wgnn__compute_2d_workgroup_count(ctx, ln ? q.n_groups : ceil_div(mn / (v4 ? 4 : 1), wg),
                                               ctx->limits.maxComputeWorkgroupsPerDimension, "gemm", &gx, &gy)) != WGNN_OK)
         return s;
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
@@ -580,6 +624,12 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     wgnn__plan_bind(d, g->c.buf, 0, 0);
     wgnn__plan_bind(d, has_bias ? g->bias.buf : wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
     wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, g->res.buf, false), 0, 0);
+    if (ln) {
+        wgnn__plan_bind(d, g->ln_y.buf, 0, 0);
+        wgnn__plan_bind(d, g->ln_w, 0, 0);
+        wgnn__plan_bind(d, g->ln_b, 0, 0);
+    }
+    *ln_done = ln;
     return WGNN_OK;
 }
 
@@ -647,13 +697,35 @@ static int operand_wgsl(char *buf, size_t size, char name, int binding, int kind
                         name, name, name, name, name);
 }
 
+static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *ln_done);
+
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
     if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: m, n, k and batch must be >= 1");
+    if (!g->ln_y.buf) {
+        bool unused = false;
+        return plan_product(ctx, p, g, &unused);
+    }
+    if (g->batch != 1 || g->ldc != g->n || !g->c.buf || !g->ln_w || !g->ln_b)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "gemm: a LayerNorm of the output takes one batch of contiguous rows and its weight and bias");
+    bool done = false;
+    wgnn_status s = plan_product(ctx, p, g, &done);
+    if (s != WGNN_OK || done) return s;
+    wgnn__binding c = {g->c.buf, g->c.off * 4u, (uint64_t)g->m * g->n * 4u, 0};
+    wgnn__binding y = {g->ln_y.buf, g->ln_y.off * 4u, (uint64_t)g->m * g->n * 4u, 0};
+    return wgnn__plan_layer_norm_rows(ctx, p, c, y, g->m, g->n, g->ln_eps, g->ln_w, g->ln_b);
+}
+
+/* g's product, its LayerNorm too where the reduce writes it (*ln_done) */
+static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *ln_done) {
     if (g->pre != WGNN__PRE_NONE) {
         gemm_tile t = pick_tile(ctx, g);
         bool fused = gemv4_ok(g, &t) && g->batch == 1 && !g->trans_a;
-        if (!fused) return plan_pre_pass(ctx, p, g);
+        if (!fused) {
+            *ln_done = true; /* the product on the normalized rows goes through wgnn__gemm_plan, LayerNorm and all */
+            return plan_pre_pass(ctx, p, g);
+        }
     }
     {
         bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
@@ -669,7 +741,7 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
              * then makes none goes the plain route (its tile and bias) */
             wave_plan w = wave_choose(ctx, g, sk, wide);
             bool skipped = true;
-            wgnn_status s = wide && !w.big ? WGNN_OK : plan_split(ctx, p, g, w, hb, &skipped);
+            wgnn_status s = wide && !w.big ? WGNN_OK : plan_split(ctx, p, g, w, hb, &skipped, ln_done);
             if (!skipped || s != WGNN_OK) return s;
         }
     }

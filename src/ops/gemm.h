@@ -56,6 +56,14 @@ typedef struct wgnn__gemm {
     wgnn__pre pre; /* batch 1, A not transposed; lda counts A's stored row (2k for SWIGLU) */
     float eps;     /* RMS's */
     WGPUBuffer prew; /* RMS_W's weight [k] float32 */
+    /* ln_y.buf not NULL: also y = LayerNorm(C) over each row of n, times
+     * ln_w plus ln_b (float32 [n] each), into ln_y (n a row); batch 1, ldc
+     * = n. Where the product ends in gemm_reduce (split-K, a bias pass) that
+     * pass writes both (gemm_reduce_ln.wgsl), else a layer_norm pass over
+     * C follows it (reduce_rows.wgsl). */
+    wgnn__gemm_operand ln_y;
+    WGPUBuffer ln_w, ln_b;
+    float ln_eps;
     /* Set by the planner alone (a wave-balanced product, src/ops/gemm.c):
      * tiles below sk_dp whole, the rest in sk_ts K slices each; 0: off. */
     uint32_t sk_dp, sk_ts;
@@ -91,9 +99,10 @@ bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n
  * the last input. */
 int wgnn__linear_norm_input(const wgnn__node *n, int n_fixed, int pre_arg, bool *has_bias);
 /* linear's optional inputs (-1: not given): bias at 2, then norm_weight
- * (prologue=rms_norm_weight) and the residual (residual=true) last, in
- * that order. */
-void wgnn__linear_inputs(const wgnn__node *n, int *bias, int *norm, int *res);
+ * (prologue=rms_norm_weight), the residual (residual=true) and the
+ * LayerNorm's weight and bias (layer_norm=true; *ln is the weight's) last,
+ * in that order. */
+void wgnn__linear_inputs(const wgnn__node *n, int *bias, int *norm, int *res, int *ln);
 /* That input, when there is one (at >= 0), must be float32 [k] and come
  * after the n_fixed inputs; kname names k in the message. */
 wgnn_status wgnn__linear_norm_weight_check(wgnn__node *n, int at, int n_fixed, int64_t k, const char *kname);

@@ -183,13 +183,36 @@ bool wgnn__linear_bias_ok(const wgnn_desc *bias, const wgnn_desc *out, int64_t n
     return true;
 }
 
-enum { LIN_ACT, LIN_PRE, LIN_EPS, LIN_RES };
+enum { LIN_ACT, LIN_PRE, LIN_EPS, LIN_RES, LIN_LN, LIN_LN_EPS };
 
-void wgnn__linear_inputs(const wgnn__node *n, int *bias, int *norm, int *res) {
+void wgnn__linear_inputs(const wgnn__node *n, int *bias, int *norm, int *res, int *ln) {
+    int l = n->arg[LIN_LN].i[0] ? 2 : 0;
     int r = n->arg[LIN_RES].i[0] ? 1 : 0, w = n->arg[LIN_PRE].i[0] == WGNN__PRE_RMS_W ? 1 : 0;
-    *res = r ? n->n_in - 1 : -1;
-    *norm = w ? n->n_in - 1 - r : -1;
-    *bias = n->n_in > 2 + w + r ? 2 : -1;
+    *ln = l ? n->n_in - 2 : -1;
+    *res = r ? n->n_in - 1 - l : -1;
+    *norm = w ? n->n_in - 1 - r - l : -1;
+    *bias = n->n_in > 2 + w + r + l ? 2 : -1;
+}
+
+/* layer_norm=true's two inputs from `at` (after min_at inputs): float32
+ * [n] each, and eps finite and >= 0; the second output, the first's shape. */
+static wgnn_status ln_check(wgnn__node *n, int at, int min_at, int64_t nn, double eps) {
+    for (int i = 0; i < 2; i++) {
+        const wgnn_desc *d = at >= min_at ? &n->in[at + i] : NULL;
+        if (!d || d->dtype != WGNN_F32 || d->rank != 1 || d->dims[0] != nn) {
+            char ds[160] = "missing";
+            if (d) wgnn__dims_str(d, ds, sizeof ds);
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "layer_norm=true takes the norm's weight and bias, float32 [%lld] each, as the last "
+                                  "two inputs; input %d is %s %s",
+                                  (long long)nn, at + i, d ? wgnn_dtype_name(d->dtype) : "", ds);
+        }
+    }
+    if (!(eps >= 0) || !isfinite(eps))
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "ln_eps %g must be finite and >= 0", eps);
+    n->n_out = 2;
+    n->out[1] = n->out[0];
+    return WGNN_OK;
 }
 
 /* A residual input (at) of exactly the output's shape, float32. */
@@ -233,8 +256,8 @@ wgnn_status wgnn__linear_norm_weight_check(wgnn__node *n, int at, int n_fixed, i
 }
 
 static wgnn_status linear_check(wgnn__node *n) {
-    int bi, gw, ri;
-    wgnn__linear_inputs(n, &bi, &gw, &ri);
+    int bi, gw, ri, li;
+    wgnn__linear_inputs(n, &bi, &gw, &ri, &li);
     bool has_bias = bi >= 0;
     wgnn_status s = need_dtype(n, 0, "input", false);
     if (s == WGNN_OK) s = need_dtype(n, 1, "weight", true);
@@ -263,14 +286,15 @@ static wgnn_status linear_check(wgnn__node *n) {
             return rank_err(n, "bias", 2, want);
         }
     }
-    if (ri >= 0) return residual_check(n, ri, 2);
+    if (ri >= 0 && (s = residual_check(n, ri, 2)) != WGNN_OK) return s;
+    if (n->arg[LIN_LN].i[0]) return ln_check(n, li, 2, w->dims[0], n->arg[LIN_LN_EPS].f);
     return WGNN_OK;
 }
 
 static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
                                wgnn_tensor *const *out, wgnn__plan *p) {
-    int bi, gw, ri;
-    wgnn__linear_inputs(n, &bi, &gw, &ri);
+    int bi, gw, ri, li;
+    wgnn__linear_inputs(n, &bi, &gw, &ri, &li);
     bool has_bias = bi >= 0;
     int64_t k = in[1]->dims[1], nn = in[1]->dims[0], row = linear_in_row(n, k);
     int64_t m = (int64_t)(in[0]->numel / (uint64_t)row);
@@ -285,18 +309,22 @@ static wgnn_status linear_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
                     .trans_b = true, .b_f16 = in[1]->dtype == WGNN_F16, .alpha = 1, .beta = 1,
                     .act = (wgnn__act)n->arg[LIN_ACT].i[0], .pre = (wgnn__pre)n->arg[LIN_PRE].i[0],
                     .eps = (float)n->arg[LIN_EPS].f, .prew = gw >= 0 ? in[gw]->buf : NULL,
-                    .res = ri >= 0 ? operand(in[ri]) : k_none, .ldr = (uint64_t)nn};
+                    .res = ri >= 0 ? operand(in[ri]) : k_none, .ldr = (uint64_t)nn,
+                    .ln_y = li >= 0 ? operand(out[1]) : k_none, .ln_w = li >= 0 ? in[li]->buf : NULL,
+                    .ln_b = li >= 0 ? in[li + 1]->buf : NULL, .ln_eps = (float)n->arg[LIN_LN_EPS].f};
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
 /* addmm */
-enum { ADDMM_BETA, ADDMM_ALPHA, ADDMM_ACT, ADDMM_RES };
+enum { ADDMM_BETA, ADDMM_ALPHA, ADDMM_ACT, ADDMM_RES, ADDMM_LN, ADDMM_LN_EPS };
 
 static wgnn_status addmm_check(wgnn__node *n) {
     static const char *const names[3] = {"self", "mat1", "mat2"};
-    if ((n->n_in == 4) != (n->arg[ADDMM_RES].i[0] != 0))
+    int res = n->arg[ADDMM_RES].i[0] ? 1 : 0, ln = n->arg[ADDMM_LN].i[0] ? 2 : 0;
+    if (n->n_in != 3 + res + ln)
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                              "addmm takes a fourth input (the residual) exactly when residual=true; %d inputs given",
+                              "addmm takes a fourth input (the residual) exactly when residual=true, and two more (the "
+                              "norm's weight and bias) exactly when layer_norm=true; %d inputs given",
                               n->n_in);
     for (int i = 0; i < 3; i++) {
         wgnn_status s = need_dtype(n, i, names[i], false);
@@ -327,7 +355,9 @@ static wgnn_status addmm_check(wgnn__node *n) {
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "beta=%g and alpha=%g must be finite", beta, alpha);
     n->n_out = 1;
     n->out[0] = (wgnn_desc){WGNN_F32, 2, {mn[0], mn[1]}};
-    return n->n_in == 4 ? residual_check(n, 3, 3) : WGNN_OK;
+    wgnn_status s = res ? residual_check(n, 3, 3) : WGNN_OK;
+    if (s == WGNN_OK && ln) s = ln_check(n, 3 + res, 3, mn[1], n->arg[ADDMM_LN_EPS].f);
+    return s;
 }
 
 static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -347,7 +377,14 @@ static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
                     .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn,
                     .bias_rs = cd[0] == 1 ? 0 : (uint64_t)cd[1], .bias_cs = cd[1] == 1 ? 0 : 1,
                     .alpha = (float)n->arg[1].f, .beta = (float)beta, .act = (wgnn__act)n->arg[2].i[0],
-                    .res = n->n_in == 4 ? operand(in[3]) : k_none, .ldr = (uint64_t)nn};
+                    .res = n->arg[ADDMM_RES].i[0] ? operand(in[3]) : k_none, .ldr = (uint64_t)nn};
+    if (n->arg[ADDMM_LN].i[0]) {
+        int li = n->n_in - 2;
+        g.ln_y = operand(out[1]);
+        g.ln_w = in[li]->buf;
+        g.ln_b = in[li + 1]->buf;
+        g.ln_eps = (float)n->arg[ADDMM_LN_EPS].f;
+    }
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
@@ -394,16 +431,23 @@ static const wgnn_op_arg_info k_linear_args[] = {
     {"residual", "bool", "false",
      "true: the last input is a residual of the output's shape, added after the activation in the same pass "
      "(wgnn's fused epilogue, e.g. a transformer block's x + o_proj(h); not an argument of aten's linear)"},
+    {"layer_norm", "bool", "false",
+     "true: a second output, layer_norm of the first over its last dim (biased variance, as torch's), with the "
+     "norm's weight and bias [out_features] given as the last two inputs; written by the same pass where the product ends "
+     "in a reduce (split-K, a bias pass; else a pass of its own): a pre-LN transformer's x + proj(h) and the "
+     "next LayerNorm(x) at once (wgnn's fused epilogue; not an argument of aten's linear)"},
+    {"ln_eps", "float", "1e-5", "the second output's LayerNorm epsilon"},
 };
 
 const wgnn__op wgnn__op_linear = {
-    {"linear", "nn.Linear: input @ weight^T + bias [, then an activation] [+ a residual]",
-     "input, weight, [bias], [norm_weight], [residual]",
+    {"linear", "nn.Linear: input @ weight^T + bias [, then an activation] [+ a residual] [, and its LayerNorm]",
+     "input, weight, [bias], [norm_weight], [residual], [ln_weight, ln_bias]",
      "input [..., in_features] ([..., 2 * in_features] with prologue=swiglu), weight [out_features, "
      "in_features] (float32, or float16 storage read as float32), bias [out_features], or the output's whole "
      "shape (then added before the activation), norm_weight [in_features] (prologue=rms_norm_weight only), "
-     "residual of the output's shape (residual=true only) -> [..., out_features]; float32",
-     2, 5, 4, k_linear_args},
+     "residual of the output's shape (residual=true only), ln_weight and ln_bias [out_features] (layer_norm=true "
+     "only) -> [..., out_features] (and with layer_norm=true its LayerNorm, the same shape); float32",
+     2, 7, 6, k_linear_args},
     linear_check,
     linear_plan,
     wgnn__ref_linear,
@@ -418,13 +462,20 @@ static const wgnn_op_arg_info k_addmm_args[] = {
     {"residual", "bool", "false",
      "true: a fourth input [M, N] added after the activation in the same pass (wgnn's; not an argument of "
      "aten's addmm)"},
+    {"layer_norm", "bool", "false",
+     "true: a second output, layer_norm of the first over its last dim (biased variance, as torch's), with the "
+     "norm's weight and bias [N] given as the last two inputs; written by the same pass where the product ends "
+     "in a reduce (split-K, a bias pass; else a pass of its own): a pre-LN transformer's x + proj(h) and the "
+     "next LayerNorm(x) at once (wgnn's fused epilogue; not an argument of aten's addmm)"},
+    {"ln_eps", "float", "1e-5", "the second output's LayerNorm epsilon"},
 };
 
 const wgnn__op wgnn__op_addmm = {
-    {"addmm", "beta * self + alpha * (mat1 @ mat2) [, then an activation] [+ a residual]", "self, mat1, mat2, [residual]",
-     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N], residual [M, N] (residual=true only) -> [M, N]; "
-     "float32",
-     3, 4, 4, k_addmm_args},
+    {"addmm", "beta * self + alpha * (mat1 @ mat2) [, then an activation] [+ a residual] [, and its LayerNorm]",
+     "self, mat1, mat2, [residual], [ln_weight, ln_bias]",
+     "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N], residual [M, N] (residual=true only), ln_weight and "
+     "ln_bias [N] (layer_norm=true only) -> [M, N] (and with layer_norm=true its LayerNorm [M, N]); float32",
+     3, 6, 6, k_addmm_args},
     addmm_check,
     addmm_plan,
     wgnn__ref_addmm,

@@ -134,14 +134,28 @@ static void rows_config(const wgnn_context *ctx, uint64_t n, uint64_t inner, row
     uint64_t kk = (n / c->vec + c->l - 1) / c->l;
     c->cached = kk * c->vec <= ROW_CACHE;
     c->k = c->cached ? pow2_ceil(kk) : 1;
-    /* Subgroup reductions over a contiguous row's lanes: needs one fixed
-     * subgroup size and subgroups made of consecutive invocations in order,
-     * which WGSL does not promise but NVIDIA's and lavapipe's drivers do (as
-     * sdpa_fused's row maxima rely on); checked against the reference. */
+    if (!c->strided) c->sg = wgnn__row_lanes_subgroup(ctx, c->l, c->wg);
+}
+
+/* Subgroup reductions over a contiguous row's lanes: needs one fixed
+ * subgroup size and subgroups made of consecutive invocations in order,
+ * which WGSL does not promise but NVIDIA's and lavapipe's drivers do (as
+ * sdpa_fused's row maxima rely on); checked against the reference. */
+uint32_t wgnn__row_lanes_subgroup(const wgnn_context *ctx, uint32_t lanes, uint32_t wg) {
     uint32_t sg = ctx->info.subgroup_min_size;
-    if (!c->strided && c->l > 1 && ctx->has_subgroups && sg == ctx->info.subgroup_max_size && sg >= 4 &&
-        (sg & (sg - 1)) == 0 && c->wg % sg == 0)
-        c->sg = sg;
+    if (lanes > 1 && ctx->has_subgroups && sg == ctx->info.subgroup_max_size && sg >= 4 && (sg & (sg - 1)) == 0 &&
+        wg % sg == 0)
+        return sg;
+    return 0;
+}
+
+const char *wgnn__lanes_reduce_wgsl(uint32_t sg) {
+    return sg ? "fn lanes_reduce(v: f32, mx: bool) -> f32 {\n"
+                "    var x = v;\n"
+                "    for (var o = 1u; o < min(L, SG); o = o * 2u) { x = comb(x, subgroupShuffleXor(x, o), mx); }\n"
+                "    return x;\n"
+                "}\n"
+              : "fn lanes_reduce(v: f32, mx: bool) -> f32 { return v; }\n";
 }
 
 static wgnn_status rows_pipeline(wgnn_context *ctx, const rows_job *j, const rows_cfg *c, const wgnn__pipe **out) {
@@ -162,20 +176,14 @@ static wgnn_status rows_pipeline(wgnn_context *ctx, const rows_job *j, const row
     else if (j->w)
         affine = "@group(0) @binding(3) var<storage, read> W: array<V>;\n"
                  "fn affine(y: V, j: u32) -> V { return y * W[j]; }\n";
-    const char *lanes = c->sg ? "fn lanes_reduce(v: f32, mx: bool) -> f32 {\n"
-                                "    var x = v;\n"
-                                "    for (var o = 1u; o < min(L, SG); o = o * 2u) { x = comb(x, subgroupShuffleXor(x, o), mx); }\n"
-                                "    return x;\n"
-                                "}\n"
-                              : "fn lanes_reduce(v: f32, mx: bool) -> f32 { return v; }\n";
     char pre[2048];
     int len = snprintf(pre, sizeof pre,
                        "%s%sconst OP: u32 = %uu;\nconst WG: u32 = %uu;\nconst L: u32 = %uu;\nconst R: u32 = %uu;\n"
                        "const K: u32 = %uu;\nconst SG: u32 = %uu;\nconst CACHED: bool = %s;\n"
                        "const STRIDED: bool = %s;\n%s%s%s",
-                       c->sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(ROWS_PARAMS), (unsigned)j->op, c->wg,
-                       c->l, c->r, c->k, c->sg, c->cached ? "true" : "false", c->strided ? "true" : "false",
-                       vec_fns[c->vec == 4], lanes, affine);
+                       c->sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(ROWS_PARAMS), (unsigned)j->op, c->wg, c->l, c->r, c->k, c->sg,
+                       c->cached ? "true" : "false", c->strided ? "true" : "false", vec_fns[c->vec == 4],
+                       wgnn__lanes_reduce_wgsl(c->sg), affine);
     if (len < 0 || (size_t)len >= sizeof pre)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "reduce_rows: prelude too long");
     return wgnn__pipeline(ctx, "reduce_rows", pre, NULL, 0, out);
@@ -383,6 +391,12 @@ wgnn_status wgnn__plan_rms_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding 
                                 uint64_t n, float eps, WGPUBuffer w) {
     rows_job j = {.op = ROWS_RMS_NORM, .outer = rows, .n = n, .inner = 1, .eps = eps, .x = x, .y = y, .w = w};
     return plan_rows(ctx, p, &j, "rms_norm");
+}
+
+wgnn_status wgnn__plan_layer_norm_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y,
+                                      uint64_t rows, uint64_t n, float eps, WGPUBuffer w, WGPUBuffer b) {
+    rows_job j = {.op = ROWS_LAYER_NORM, .outer = rows, .n = n, .inner = 1, .eps = eps, .x = x, .y = y, .w = w, .b = b};
+    return plan_rows(ctx, p, &j, "layer_norm");
 }
 
 static wgnn_status batch_norm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,

@@ -21,6 +21,19 @@
 wgnn_status wgnn__softmax_rows(wgnn_context *ctx, wgnn__plan *p, uint64_t n_rows, uint64_t n_cols, float empty,
                                wgnn__binding src, wgnn__binding dst);
 
+/* Row lanes (reduce_rows.wgsl, gemm_reduce_ln.wgsl; shaders/common/row_reduce):
+ * the subgroup size with which `lanes` consecutive threads of a row in
+ * workgroups of wg reduce by subgroup shuffles, or 0 (workgroup memory);
+ * and the WGSL of fn lanes_reduce for it (the shader then needs "enable
+ * subgroups;" first where sg > 0). */
+uint32_t wgnn__row_lanes_subgroup(const wgnn_context *ctx, uint32_t lanes, uint32_t wg);
+const char *wgnn__lanes_reduce_wgsl(uint32_t sg);
+
+/* y[r] = (x[r] - mean) / sqrt(var + eps) * w + b over rows of n values
+ * (layer_norm's pass; w, b [n] or NULL; bindings as wgnn__softmax_rows'). */
+wgnn_status wgnn__plan_layer_norm_rows(wgnn_context *ctx, wgnn__plan *p, wgnn__binding x, wgnn__binding y,
+                                      uint64_t rows, uint64_t n, float eps, WGPUBuffer w, WGPUBuffer b);
+
 /* How many units (rows, or blocks of rows) one dispatch may take so that
  * each tensor's slice fits one storage binding (and 2^32 - 4 bytes, keeping
  * shader indices in u32) and starts at a multiple of

@@ -125,11 +125,24 @@ static void add_residual(float *y, const float *r, uint64_t n) {
     for (uint64_t i = 0; i < n; i++) y[i] += r[i];
 }
 
+/* layer_norm=true's second output: y = LayerNorm(x) over rows of n, * w + b */
+static void ref_row_ln(const float *x, float *y, int64_t rows, int64_t n, const float *w, const float *b, double eps) {
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < n; j++) mean += xr[j];
+        mean /= (double)n;
+        for (int64_t j = 0; j < n; j++) var += ((double)xr[j] - mean) * ((double)xr[j] - mean);
+        double rstd = 1.0 / sqrt(var / (double)n + eps);
+        for (int64_t j = 0; j < n; j++) y[r * n + j] = (float)(((double)xr[j] - mean) * rstd * w[j] + b[j]);
+    }
+}
+
 wgnn_status wgnn__ref_linear(wgnn__node *n, const void *const *in, void *const *out) {
     int64_t k = n->in[1].dims[1], nn = n->in[1].dims[0];
     int pre = (int)n->arg[1].i[0];
-    int bi, gw, ri;
-    wgnn__linear_inputs(n, &bi, &gw, &ri);
+    int bi, gw, ri, li;
+    wgnn__linear_inputs(n, &bi, &gw, &ri, &li);
     bool has_bias = bi >= 0;
     int64_t m = (int64_t)(wgnn__desc_numel(&n->in[0]) / (uint64_t)(pre == 2 ? 2 * k : k));
     bool b16 = n->in[1].dtype == WGNN_F16;
@@ -142,6 +155,7 @@ wgnn_status wgnn__ref_linear(wgnn__node *n, const void *const *in, void *const *
     free(xp);
     wgnn__ref_act(out[0], (uint64_t)(m * nn), (int)n->arg[0].i[0]);
     if (ri >= 0) add_residual(out[0], in[ri], (uint64_t)(m * nn));
+    if (li >= 0) ref_row_ln(out[0], out[1], m, nn, in[li], in[li + 1], n->arg[5].f);
     return WGNN_OK;
 }
 
@@ -154,7 +168,8 @@ wgnn_status wgnn__ref_addmm(wgnn__node *n, const void *const *in, void *const *o
     gemm(m, nn, k, in[1], k, 1, in[2], false, nn, 1, out[0], alpha, beta, beta != 0 ? in[0] : NULL,
          cd[0] == 1 ? 0 : cd[1], cd[1] == 1 ? 0 : 1);
     wgnn__ref_act(out[0], (uint64_t)(m * nn), (int)n->arg[2].i[0]);
-    if (n->n_in == 4) add_residual(out[0], in[3], (uint64_t)(m * nn));
+    if (n->arg[3].i[0]) add_residual(out[0], in[3], (uint64_t)(m * nn));
+    if (n->arg[4].i[0]) ref_row_ln(out[0], out[1], m, nn, in[n->n_in - 2], in[n->n_in - 1], n->arg[5].f);
     return WGNN_OK;
 }
 
