@@ -30,7 +30,8 @@
 // few in K slices, so that the last wave leaves no multiprocessor idle.
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
-// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, ACT (0 none, 1
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, DB (two staging
+// buffers, one barrier a K tile), ACT (0 none, 1
 // relu, 2 gelu, 3 gelu tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
@@ -62,8 +63,10 @@ const LB: u32 = BN * BK / NT;
 const LA4: u32 = BM * BK / (4u * NT); // vec4s of A (VA) or B (VB) a thread stages per tile
 const LB4: u32 = BN * BK / (4u * NT);
 
-var<workgroup> AS: array<vec4<f32>, BK * SA / 4u>;
-var<workgroup> BS: array<vec4<f32>, BK * SB / 4u>;
+const AS_N: u32 = BK * SA / 4u; // vec4s of one staged A tile
+const BS_N: u32 = BK * SB / 4u;
+var<workgroup> AS: array<vec4<f32>, AS_N * select(1u, 2u, DB)>;
+var<workgroup> BS: array<vec4<f32>, BS_N * select(1u, 2u, DB)>;
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
@@ -123,19 +126,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var rb4: array<vec4<f32>, select(1u, LB4, VB)>;
 
     for (var t = 0u; t <= tiles; t++) {
-        // stage tile t - 1 (loaded last iteration) while tile t loads
+        // stage tile t - 1 (loaded last iteration) while tile t loads; DB:
+        // into the buffer tile t - 3 was read from, which every thread left
+        // before the last barrier, so that one barrier a tile does
+        let ao = select(0u, ((t + 1u) % 2u) * AS_N, DB);
+        let bo = select(0u, ((t + 1u) % 2u) * BS_N, DB);
         if (t > 0u) {
-            workgroupBarrier();
+            if (!DB) { workgroupBarrier(); }
             if (VA) {
                 for (var l = 0u; l < LA4; l++) {
                     let e = tid + l * NT;
                     if (TRANS_A) { // four rows of one k
                         let kk = e / (BM / 4u);
-                        AS[(kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
+                        AS[ao + (kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
                     } else { // four k's of one row
                         let r = e / (BK / 4u);
                         let k4 = (e % (BK / 4u)) * 4u;
-                        for (var c = 0u; c < 4u; c++) { AS[((k4 + c) * SA + r) / 4u][r % 4u] = ra4[l][c]; }
+                        for (var c = 0u; c < 4u; c++) { AS[ao + ((k4 + c) * SA + r) / 4u][r % 4u] = ra4[l][c]; }
                     }
                 }
             } else {
@@ -143,7 +150,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     let e = tid + l * NT;
                     var r: u32; var kk: u32;
                     if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
-                    AS[(kk * SA + r) / 4u][r % 4u] = ra[l];
+                    AS[ao + (kk * SA + r) / 4u][r % 4u] = ra[l];
                 }
             }
             if (VB) {
@@ -152,10 +159,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     if (TRANS_B) { // four k's of one column
                         let c = e / (BK / 4u);
                         let k4 = (e % (BK / 4u)) * 4u;
-                        for (var q = 0u; q < 4u; q++) { BS[((k4 + q) * SB + c) / 4u][c % 4u] = rb4[l][q]; }
+                        for (var q = 0u; q < 4u; q++) { BS[bo + ((k4 + q) * SB + c) / 4u][c % 4u] = rb4[l][q]; }
                     } else { // four columns of one k
                         let kk = e / (BN / 4u);
-                        BS[(kk * SB) / 4u + e % (BN / 4u)] = rb4[l];
+                        BS[bo + (kk * SB) / 4u + e % (BN / 4u)] = rb4[l];
                     }
                 }
             } else {
@@ -163,7 +170,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     let e = tid + l * NT;
                     var c: u32; var kk: u32;
                     if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
-                    BS[(kk * SB + c) / 4u][c % 4u] = rb[l];
+                    BS[bo + (kk * SB + c) / 4u][c % 4u] = rb[l];
                 }
             }
             workgroupBarrier();
@@ -227,8 +234,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var kk = 0u; kk < BK; kk++) {
                 var a: array<vec4<f32>, TM / 4u>;
                 var b: array<vec4<f32>, TN / 4u>;
-                for (var r4 = 0u; r4 < TM / 4u; r4++) { a[r4] = AS[kk * (SA / 4u) + ty * (TM / 4u) + r4]; }
-                for (var c = 0u; c < TN / 4u; c++) { b[c] = BS[kk * (SB / 4u) + c * WX + tx]; }
+                for (var r4 = 0u; r4 < TM / 4u; r4++) { a[r4] = AS[ao + kk * (SA / 4u) + ty * (TM / 4u) + r4]; }
+                for (var c = 0u; c < TN / 4u; c++) { b[c] = BS[bo + kk * (SB / 4u) + c * WX + tx]; }
                 for (var r = 0u; r < TM; r++) {
                     let av = vec4(a[r / 4u][r % 4u]);
                     for (var c = 0u; c < TN / 4u; c++) {

@@ -64,6 +64,8 @@ typedef struct wgnn__knobs {
     uint32_t compute_units;   /* the GPU's multiprocessors (SMs, CUs), which WebGPU does not report: from
                                  WGNN_COMPUTE_UNITS=N, else a table of measured GPUs (gpu/context.c); 0
                                  unknown, and then the GEMM plans no waves (ops/gemm.c) */
+    int gemm_db;              /* WGNN_GEMM_DB=0/1: gemm.wgsl stages K tiles in one buffer (two barriers a tile) or two
+                                 (one) on every tile; -1 default: two on the 128 x 128 tile (ops/gemm.c) */
     int gemm_waves;           /* WGNN_GEMM_WAVES=0: no wave plans (ops/gemm.c); -1 default */
     uint32_t gemv_wg;         /* WGNN_GEMV_WG=T: threads of a GEMV workgroup (32..1024, power of 2); 0 auto */
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */
@@ -77,6 +79,8 @@ typedef struct wgnn__knobs {
     int sdpa_packed_bias;     /* WGNN_SDPA_PACKED=nobias (0): the encoders' q|k|v bias in the product; =bias (1): in
                                  sdpa_qkvpacked always; -1 default: there where the product would pass over its
                                  output for the bias alone (src/models/vit.c) */
+    uint32_t ln_lanes;        /* WGNN_LN_LANES=L: threads a row in gemm_reduce_ln (a power of 2, or a multiple of the
+                                 subgroup size); 0 auto (ops/gemm.c) */
     bool no_ln_fused;         /* WGNN_LN_FUSED=0: encoder graphs run every LayerNorm as a node of its own instead of
                                  as the second output of the residual product before it (src/models/vit.c) */
 } wgnn__knobs;

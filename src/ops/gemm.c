@@ -158,6 +158,19 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     return k_tiles[2];
 }
 
+/* gemm.wgsl's DB: two staging buffers (one barrier a K tile) on the 128 x
+ * 128 tile, where they fit the device's workgroup memory. On the H200
+ * (docs/PERFORMANCE.md, session 10) ViT-B/16's products at batch 32 took
+ * 0.5-1% less with it (q|k|v 6304 x 2304 x 768: 0.5703 -> 0.5648 ms), while
+ * on the smaller tiles it lost: the batch-1 products on 32 x 128 (fc2 197 x
+ * 768 x 3072: 0.0529 -> 0.0697 ms) and 1576 x 3072 x 768 (0.2325 ->
+ * 0.2695). WGNN_GEMM_DB=0 turns it off, =1 puts it on every tile. */
+static bool double_buffer(const wgnn_context *ctx, const gemm_tile *t) {
+    uint64_t bytes = 2ull * t->bk * ((uint64_t)t->wy * t->tm + 4 + (uint64_t)t->wx * t->tn + 4) * 4;
+    bool on = ctx->knobs.gemm_db == 1 || (ctx->knobs.gemm_db != 0 && is_big_tile(t));
+    return on && bytes <= ctx->limits.maxComputeWorkgroupStorageSize;
+}
+
 /* One operand's footprint: elements from its offset that one batch entry
  * touches (extent), its batch stride, element size. */
 typedef struct span {
@@ -514,13 +527,29 @@ static bool ln_fused_shape(const wgnn_context *ctx, const wgnn__gemm *g, bool v4
     uint32_t most = lim->maxComputeInvocationsPerWorkgroup < lim->maxComputeWorkgroupSizeX
                         ? lim->maxComputeInvocationsPerWorkgroup
                         : lim->maxComputeWorkgroupSizeX;
-    uint32_t nq = g->n / 4, l = 1;
-    while (l < (nq + 3) / 4 && l * 2 <= most && l < 1024) l *= 2;
-    uint32_t k = (nq + l - 1) / l;
-    if (k * 4 > 32) return false;
+    /* lanes: the fewest quads a lane (K) with at most 256 lanes a row, a
+     * power of 2 or (past one subgroup) whole subgroups of them. One quad a
+     * lane (768 values: 192 lanes) against 3 (64 lanes): ViT-B/16's out
+     * projection with its norm at batch 32 on the H200 0.2361 against
+     * 0.2464 ms, at batch 1 0.0280 against 0.0301 (docs/PERFORMANCE.md,
+     * session 10) */
+    uint32_t nq = g->n / 4, l = 0, k = 0;
+    uint32_t sg0 = wgnn__row_lanes_subgroup(ctx, 2, 1024); /* the adapter's fixed subgroup size, or 0 */
+    for (uint32_t kk = 1; kk <= 8 && !l; kk++) {
+        uint32_t want = (nq + kk - 1) / kk, c = 1;
+        if (sg0 && want > sg0) c = (want + sg0 - 1) / sg0 * sg0;
+        else
+            while (c < want) c *= 2;
+        if (c <= 256 && c <= most) l = c, k = kk;
+    }
+    if (ctx->knobs.ln_lanes && ctx->knobs.ln_lanes <= most) l = ctx->knobs.ln_lanes, k = (nq + l - 1) / l;
+    if (!l || k * 4 > 32) return false;
     uint32_t r = l < 256 ? 256 / l : 1, target = ctx->knobs.compute_units ? 2 * ctx->knobs.compute_units : 0;
     while (r > 1 && ((uint64_t)l * r > most || ceil_div(g->m, r) < target)) r /= 2;
-    *o = (ln_shape){l, r, k, wgnn__row_lanes_subgroup(ctx, l, l * r)};
+    uint32_t sg = wgnn__row_lanes_subgroup(ctx, l, l * r);
+    /* common/row_reduce: a power of 2 lanes, or whole subgroups of them */
+    if ((l & (l - 1)) && !(sg && l % sg == 0)) return false;
+    *o = (ln_shape){l, r, k, sg};
     return true;
 }
 
@@ -789,11 +818,12 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
                          "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
-                         "const HAS_RES: bool = %s;\nconst SK: bool = %s;\nconst ACT: u32 = %uu;\n",
+                         "const HAS_RES: bool = %s;\nconst SK: bool = %s;\nconst DB: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false",
-                         g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false", (unsigned)g->act);
+                         g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false",
+                         double_buffer(ctx, &t) ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
