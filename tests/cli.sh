@@ -445,6 +445,8 @@ check "run siglip on pixel_values .npy agrees with PyTorch, with a profile" \
     eval 'rc_is 0 && out_has "GPU time" && out_has "sdpa"'
 check "run --iters 2 also times two pipelined runs, their outputs equal the single run's" \
     eval 'out_has "pipelined: 2 runs" && out_has "outputs equal the single run"'
+check "run --iters 2 then times two resident runs of the graph alone, outputs equal the single run's" \
+    eval 'out_has "resident: 2 runs of the graph alone" && ! out_has "DIFFER"'
 run run --model "$M/vit" --input "$M/vit/input.npy" --ref "$M/vit_bf16/last_hidden_state.npy" --out bad.npy
 check "run with a mismatching --ref exits 3 and writes nothing" eval 'rc_is 3 && no_file bad.npy'
 run run --model "$M/vit" --image "$M/image.png" --image "$M/image.png" --out batch.npy

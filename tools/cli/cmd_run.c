@@ -21,7 +21,8 @@ const char k_usage_run[] =
     "  --pooled-out FILE  pooler_output [B, hidden] as .npy\n"
     "  --weights W        f32 (default) or f16 (linear weights stored as float16)\n"
     "  --iters N          run N times (default 1) and report the median wall time; then (N > 1,\n"
-    "                     N more runs pipelined, two in flight, outputs read back\n"
+    "                     N more runs pipelined, two in flight, outputs read back; then N runs of\n"
+    "                     the graph alone, input left on the GPU and outputs not read back)\n"
     "  --profile          GPU time per node, sorted, with total GPU time, wall time and memory\n"
     "  --ref FILE         compare last_hidden_state with this .npy (atol 1e-4, rtol 1e-3; exit 3 on mismatch)\n"
     "  --pooled-ref FILE  the same for pooler_output\n"
@@ -72,6 +73,44 @@ static int pipelined(FILE *info, wgnn_context *ctx, wgnn_model *m, const float *
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* With --iters N > 1: N runs of the model's graph alone (wgnn_graph_run:
+ * one submit and a wait), its input left on the GPU from the last encode
+ * and its outputs not read back, which is what PyTorch's benchmark times
+ * (bench/torch_models.py: input on the device, one call, a synchronize);
+ * the median, and whether the outputs still equal the single run's. */
+static int resident(FILE *info, wgnn_context *ctx, wgnn_model *m, long long iters, const float *last, uint64_t nl,
+                    char *err) {
+    wgnn_graph *gr = wgnn_model_graph(m);
+    double *t = malloc((size_t)iters * sizeof *t);
+    float *pl = alloc_floats(nl, err);
+    int rc = CLI_OK;
+    wgnn_status s = WGNN_OK;
+    if (!t || !pl) {
+        rc = t ? CLI_FAIL : set_err(err, "run: out of host memory");
+        goto done;
+    }
+    for (long long i = 0; i < iters && s == WGNN_OK; i++) {
+        double t0 = now_ms();
+        s = wgnn_graph_run(gr, 0);
+        t[i] = now_ms() - t0;
+    }
+    if (s == WGNN_OK) s = wgnn_model_read_output(m, WGNN_MODEL_LAST_HIDDEN_STATE, pl, (size_t)nl * sizeof *pl);
+    if (s != WGNN_OK) {
+        rc = ctx_err(err, ctx, s);
+        goto done;
+    }
+    qsort(t, (size_t)iters, sizeof *t, cmp_double);
+    bool same = !memcmp(pl, last, (size_t)nl * sizeof *pl);
+    fprintf(info, "resident: %lld runs of the graph alone, median %.3f ms, min %.3f ms a run (input left on the GPU, "
+                  "outputs not read back: one submit and a wait, PyTorch's protocol); outputs %s\n",
+            iters, t[iters / 2], t[0], same ? "equal the single run's" : "DIFFER from the single run's");
+    if (!same) rc = set_err(err, "run: resident runs gave other outputs than the single run");
+done:
+    free(t);
+    free(pl);
+    return rc;
 }
 
 
@@ -319,6 +358,7 @@ int cmd_run(const global_opts *g, int argc, char **argv) {
     }
     if (iters > 1 && (rc = pipelined(info, ctx, m, pixels, B, H, W, iters, last, nl, pooled, np, err)) != CLI_OK)
         goto cleanup;
+    if (iters > 1 && (rc = resident(info, ctx, m, iters, last, nl, err)) != CLI_OK) goto cleanup;
     if (ref_path && (rc = compare(info, "last_hidden_state", ref_path, last, &dl, atol, rtol, err)) != CLI_OK &&
         rc != CLI_CHECK)
         goto cleanup;
