@@ -52,10 +52,16 @@ static const gemm_tile k_tiles[] = {
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 #define SMALL_M 256u
-static const gemm_tile k_small_tile = {16, 8, 4, 8, 16, 0}; /* 32 x 128, K tiles of 16 */
+/* 32 x 64, K tiles of 16, 64 threads (4 x 8 a thread). Against the 32 x 128
+ * tile (16 x 8 threads) it replaced, on the H200 at ViT-B/16's batch 1
+ * (M = 197, us fc1 / fc2 / q|k|v / out, session 10 call 3): 55.7 / 53.3 /
+ * 49.1 / 27.6 -> 55.5 / 53.5 / 45.2 / 27.2; the whole encoder 2.185 ->
+ * 2.148 ms a pipelined run (session 11 call 1). Its K slices are still
+ * counted in 32 x 128 tiles (split_count), as measured. */
+static const gemm_tile k_small_tile = {8, 8, 4, 8, 16, 0};
 
 static bool small_tile_ok(const wgnn_context *ctx) {
-    return ctx->limits.maxComputeInvocationsPerWorkgroup >= 128 && ctx->limits.maxComputeWorkgroupSizeX >= 16 &&
+    return ctx->limits.maxComputeInvocationsPerWorkgroup >= 64 && ctx->limits.maxComputeWorkgroupSizeX >= 8 &&
            ctx->limits.maxComputeWorkgroupSizeY >= 8;
 }
 
@@ -128,9 +134,10 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     }
     if (g->sk_ts || g->big_tile) return k_tiles[0]; /* a wave plan is made for the 128 x 128 tile alone */
     if (one_wave(ctx, g, has_bias)) return k_tiles[0];
-    /* few rows (a ViT block at batch 1: M = 197): 32 x 128 tiles waste the
+    /* few rows (a ViT block at batch 1: M = 197): 32-row tiles waste the
      * least padding and, with split-K, were fastest or within 5% of it in a
-     * sweep of 9 tiles x 5 slice counts on the H200 (docs/PERFORMANCE.md) */
+     * sweep of 9 tiles x 5 slice counts on the H200 (docs/PERFORMANCE.md;
+     * 32 x 64 since session 11, k_small_tile) */
     if (g->m <= SMALL_M && small_tile_ok(ctx)) return k_small_tile;
     uint32_t most = ctx->limits.maxComputeInvocationsPerWorkgroup;
     for (size_t i = 0; i < sizeof k_tiles / sizeof k_tiles[0]; i++) {
@@ -392,8 +399,9 @@ static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, 
         ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 && t128 * 128 * 128 * 4 <= (uint64_t)g->m * g->n * 5 &&
         t128 * (smax > 1 ? smax : 1) >= 2ull * ctx->knobs.compute_units)
         return 1 | BIAS_PASS | WAVE_WIDE;
-    /* tiles of the kernel small problems get: 32 x 128 for few rows
-     * (aiming at 768 workgroups, at most 8 slices: the sweep's best), else
+    /* tiles of the kernel small problems get: for few rows 32 x 128 (aiming
+     * at 768 of those, at most 8 slices: the sweep's best; k_small_tile,
+     * 32 x 64, then runs twice as many workgroups, as measured), else
      * 64 x 64 */
     bool small = g->m <= SMALL_M && small_tile_ok(ctx);
     uint64_t groups = small ? ceil_div(g->m, 32) * ceil_div(g->n, 128) : ceil_div(g->m, 64) * ceil_div(g->n, 64);
