@@ -56,8 +56,7 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
  * tile (16 x 8 threads) it replaced, on the H200 at ViT-B/16's batch 1
  * (M = 197, us fc1 / fc2 / q|k|v / out, session 10 call 3): 55.7 / 53.3 /
  * 49.1 / 27.6 -> 55.5 / 53.5 / 45.2 / 27.2; the whole encoder 2.185 ->
- * 2.148 ms a pipelined run (session 11 call 1). Its K slices are still
- * counted in 32 x 128 tiles (split_count), as measured. */
+ * 2.148 ms a pipelined run (session 11 call 1); its K slices: split_count. */
 static const gemm_tile k_small_tile = {8, 8, 4, 8, 16, 0};
 
 static bool small_tile_ok(const wgnn_context *ctx) {
@@ -399,15 +398,19 @@ static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, 
         ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 && t128 * 128 * 128 * 4 <= (uint64_t)g->m * g->n * 5 &&
         t128 * (smax > 1 ? smax : 1) >= 2ull * ctx->knobs.compute_units)
         return 1 | BIAS_PASS | WAVE_WIDE;
-    /* tiles of the kernel small problems get: for few rows 32 x 128 (aiming
-     * at 768 of those, at most 8 slices: the sweep's best; k_small_tile,
-     * 32 x 64, then runs twice as many workgroups, as measured), else
-     * 64 x 64 */
+    /* tiles of the kernel small problems get: for few rows k_small_tile
+     * (32 x 64), at most 768 of its workgroups and 8 slices, else 64 x 64,
+     * at least SPLIT_TARGET_GROUPS / 2. The small tile runs 9 workgroups
+     * an SM on the H200 (101 registers): past 1188 a product takes a
+     * second wave. Its slices at ViT-B/16's batch 1 (M = 197, session 11
+     * call 2, us): fc1 (K = 768) S = 4 55.3, 3 52.9, 2 53.1; q|k|v (K =
+     * 768) S = 6 45.2, 4 42.7, 3 41.4; fc2 (K = 3072) S = 6, 8, 12 53.0,
+     * 53.9, 53.1; the out projection S = 3, 6 25.6, 25.9. */
     bool small = g->m <= SMALL_M && small_tile_ok(ctx);
-    uint64_t groups = small ? ceil_div(g->m, 32) * ceil_div(g->n, 128) : ceil_div(g->m, 64) * ceil_div(g->n, 64);
+    uint64_t groups = small ? ceil_div(g->m, 32) * ceil_div(g->n, 64) : ceil_div(g->m, 64) * ceil_div(g->n, 64);
     uint32_t target = small ? 768u : SPLIT_TARGET_GROUPS, most = small ? 8u : 64u;
     if (groups >= target / 2 || g->k < 2 * SPLIT_MIN_SLICE) return 1;
-    uint32_t want = (uint32_t)ceil_div(target, groups), best = 1;
+    uint32_t want = (uint32_t)(small ? target / groups : ceil_div(target, groups)), best = 1;
     for (uint32_t s = 2; s <= want && s <= most && g->k / s >= SPLIT_MIN_SLICE; s++)
         if (g->k % s == 0) best = s;
     return best;
