@@ -41,9 +41,6 @@
 // see it), and v's is added to each output row (the weights sum to 1; with
 // SPLIT sdpa_fused_reduce adds it).
 //
-// QS (prelude const): 1, or row sdpa_qkvpacked's count of partial sums of
-// q|k|v (mm's k_slices), added as they are read (ld_q, ld_k, ld_v).
-//
 // q, k, v and out rows are found by strides (P.q_rs, q_hs, q_bs, ...; in
 // vec4s): [B, H, S, D] tensors, or row sdpa_qkvpacked's qkv [B, S, 3, H, D]
 // (k and v at offsets k_off, v_off) and out [B, S, H, D]. Split partials
@@ -98,24 +95,6 @@ var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;            // [key][d4]: K, 
 var<workgroup> sP: array<vec4<f32>, KE * TX * (RG * TY + 1u)>; // [key][row group]
 var<workgroup> sR: array<vec4<f32>, SRN>;                     // [row group][lx] partial max / sum
 
-// q, k, v's vec4 i; QS > 1 (row sdpa_qkvpacked on partial sums, float32):
-// the sum of the QS partials, P.qkv_ss vec4s apart, in slice order.
-fn ld_q(i: u32) -> vec4<f32> {
-    var x = ld4(q[i]);
-    for (var s = 1u; s < QS; s++) { x += ld4(q[i + s * P.qkv_ss]); }
-    return x;
-}
-fn ld_k(i: u32) -> vec4<f32> {
-    var x = ld4(k[i]);
-    for (var s = 1u; s < QS; s++) { x += ld4(k[i + s * P.qkv_ss]); }
-    return x;
-}
-fn ld_v(i: u32) -> vec4<f32> {
-    var x = ld4(v[i]);
-    for (var s = 1u; s < QS; s++) { x += ld4(v[i + s * P.qkv_ss]); }
-    return x;
-}
-
 // This thread's share of the K (from_v false) or V tile starting at key kv0
 // (zeros past kv_end), into registers (LEAN).
 fn load_one(pf: ptr<function, array<vec4<f32>, PF>>, from_v: bool, kv0: u32, kv_end: u32, kv_base: u32, tid: u32) {
@@ -127,7 +106,7 @@ fn load_one(pf: ptr<function, array<vec4<f32>, PF>>, from_v: bool, kv0: u32, kv_
         var x = vec4<f32>(0.0);
         if (i < BC * D4 && kv0 + c < kv_end) {
             let at = kv_base + (kv0 + c) * P.kv_rs + (i - c * D4);
-            if (from_v) { x = ld_v(P.v_off + at); } else { x = ld_k(P.k_off + at); }
+            if (from_v) { x = ld4(v[P.v_off + at]); } else { x = ld4(k[P.k_off + at]); }
         }
         (*pf)[u] = x;
     }
@@ -146,8 +125,8 @@ fn load_tile(pk: ptr<function, array<vec4<f32>, PF>>, pv: ptr<function, array<ve
         var vv = vec4<f32>(0.0);
         if (i < BC * D4 && kv0 + c < kv_end) {
             let at = kv_base + (kv0 + c) * P.kv_rs + (i - c * D4);
-            kk = ld_k(P.k_off + at);
-            vv = ld_v(P.v_off + at);
+            kk = ld4(k[P.k_off + at]);
+            vv = ld4(v[P.v_off + at]);
         }
         (*pk)[u] = kk;
         (*pv)[u] = vv;
@@ -219,7 +198,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let r = i / D4;
         var val = vec4<f32>(0.0);
         if (row0 + r < P.s_q) {
-            val = ld_q(q_base + r * P.q_rs + (i - r * D4));
+            val = ld4(q[q_base + r * P.q_rs + (i - r * D4)]);
             if (QBIAS) { val += qkv_bias4(hi * D4 + (i - r * D4)); }
             val *= P.qscale;
         }

@@ -76,8 +76,6 @@ typedef struct wgnn__knobs {
     bool graph_chunk_set;     /* WGNN_GRAPH_CHUNK given: it applies to async runs (decode steps) too */
     bool no_staged_upload;    /* WGNN_STAGED_UPLOAD=0: every upload through wgpuQueueWriteBuffer */
     bool no_sdpa_packed;      /* WGNN_SDPA_PACKED=0: encoders split heads, run sdpa, merge heads */
-    bool no_qkv_slices;       /* WGNN_QKV_SLICES=0: the encoders' q|k|v projection always summed by its own
-                                 split-K reduce, never as partials into sdpa_qkvpacked */
     int sdpa_packed_bias;     /* WGNN_SDPA_PACKED=nobias (0): the encoders' q|k|v bias in the product; =bias (1): in
                                  sdpa_qkvpacked always; -1 default: there where the product would pass over its
                                  output for the bias alone (src/models/vit.c) */

@@ -427,8 +427,6 @@ static void read_knobs(wgnn__knobs *k) {
     env = getenv("WGNN_SDPA_PACKED");
     k->no_sdpa_packed = env && strcmp(env, "0") == 0;
     k->sdpa_packed_bias = !env ? -1 : strcmp(env, "nobias") == 0 ? 0 : strcmp(env, "bias") == 0 ? 1 : -1;
-    env = getenv("WGNN_QKV_SLICES");
-    k->no_qkv_slices = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_GEMM_DB");
     k->gemm_db = env ? (strcmp(env, "0") == 0 ? 0 : 1) : -1;
     env = getenv("WGNN_LN_LANES");

@@ -427,34 +427,11 @@ static wgnn_value block(gb *b, int l, wgnn_value x, wgnn_value h, int64_t B, int
                 (ctx->knobs.sdpa_packed_bias == 1 ||
                  wgnn__gemm_bias_pass_alone(ctx, (uint32_t)(B * T), (uint32_t)(3 * in->hidden_size),
                                             (uint32_t)in->hidden_size, f16, f16));
-    /* where the product would run in K slices summed by a reduce pass of
-     * its own (few rows: batch 1), its slices go to the attention unsummed
-     * (mm's k_slices), which adds them as it reads q, k and v, and takes
-     * the bias: one dispatch fewer a layer (WGNN_QKV_SLICES=0: never) */
-    uint32_t sl = 1;
-    if (packed && !f16 && ctx->knobs.sdpa_packed_bias != 0 && !ctx->knobs.no_qkv_slices) {
-        sl = wgnn__gemm_uniform_slices(ctx, (uint32_t)(B * T), (uint32_t)(3 * in->hidden_size),
-                                       (uint32_t)in->hidden_size, !fold);
-        if (sl * qkv_bytes > ctx->limits.maxStorageBufferBindingSize) sl = 1;
-        if (sl > 1) fold = true;
-    }
-    wgnn_value p;
-    if (sl > 1) {
-        char w[192], ks[32];
-        snprintf(w, sizeof w, "%s.weight", n.qkv);
-        snprintf(ks, sizeof ks, "k_slices=%u", sl);
-        const char *args[1] = {ks};
-        wgnn_value mm_in[2] = {gb_view(b, h, 2, (int64_t[]){B * T, in->hidden_size}), gb_weight(b, w)};
-        p = gb_op(b, lab, "mm", 2, mm_in, 1, args);
-    } else {
-        p = linear_ex(b, lab, h, n.qkv, false, -1, !fold, NULL, NULL);
-    }
+    wgnn_value p = linear_ex(b, lab, h, n.qkv, false, -1, !fold, NULL, NULL);
     wgnn_value att;
     snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
     if (packed) {
-        wgnn_value in2[2] = {sl > 1 ? gb_view(b, p, 6, (int64_t[]){sl, B, T, 3, in->num_heads, in->head_dim})
-                                    : gb_view(b, p, 5, (int64_t[]){B, T, 3, in->num_heads, in->head_dim}),
-                             -1};
+        wgnn_value in2[2] = {gb_view(b, p, 5, (int64_t[]){B, T, 3, in->num_heads, in->head_dim}), -1};
         if (fold) {
             char bn[192];
             snprintf(bn, sizeof bn, "%s.bias", n.qkv);

@@ -520,18 +520,6 @@ bool wgnn__gemm_bias_pass_alone(const wgnn_context *ctx, uint32_t m, uint32_t n,
     return !wide || is_big_tile(&t);
 }
 
-uint32_t wgnn__gemm_uniform_slices(const wgnn_context *ctx, uint32_t m, uint32_t n, uint32_t k, bool has_bias) {
-    wgnn__gemm g = {.m = m, .n = n, .k = k, .batch = 1, .lda = k, .ldb = n, .ldc = n, .bias_cs = 1, .alpha = 1,
-                    .beta = 1};
-    g.bias.scratch = g.res.scratch = -1;
-    uint32_t sk = split_count_shape(ctx, &g, has_bias);
-    bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;
-    sk &= ~(BIAS_PASS | WAVE_WIDE);
-    if (sk <= 1 || bias_pass) return 1;
-    wave_plan w = wave_choose(ctx, &g, sk, wide);
-    return (wide && !w.big) || w.ts ? 1 : w.s;
-}
-
 /* gemm_reduce_ln.wgsl's shape for g's rows, when it takes them (a
  * LayerNorm asked for, rows of whole quads, every binding within the
  * device's limits, a row's quads in K <= 8 registers a thread): L lanes a

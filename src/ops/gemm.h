@@ -81,13 +81,6 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
  * sdpa_qkvpacked; src/models/vit.c). B is [k, n], or [n, k] when trans_b. */
 bool wgnn__gemm_bias_pass_alone(const wgnn_context *ctx, uint32_t m, uint32_t n, uint32_t k, bool trans_b, bool b_f16);
 
-/* The uniform K slices (> 1) in which a product of this shape (B [k, n],
- * float32; with a bias of one row or none) would run through the split-K
- * reduce, else 1: a consumer that adds the partial products as it reads
- * them (mm's k_slices into sdpa_qkvpacked; src/models/vit.c) saves that
- * reduce pass. */
-uint32_t wgnn__gemm_uniform_slices(const wgnn_context *ctx, uint32_t m, uint32_t n, uint32_t k, bool has_bias);
-
 /* The GEMV kernels' shape (gemv and gemv4 here, linear_q8 in quant.c): *wg
  * threads a workgroup (WGNN_GEMV_WG, default 256, within the device's
  * limits) and the lanes that walk one row of W together, returned: the

@@ -8,7 +8,6 @@
 #include "ref/gemm_ref.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,13 +43,8 @@ static wgnn_status mm_check(wgnn__node *n) {
     if (n->in[0].rank != 2) return rank_err(n, "self", 0, "[M, K]");
     if (n->in[1].rank != 2) return rank_err(n, "other", 1, "[K, N]");
     if (n->in[0].dims[1] != n->in[1].dims[0]) return inner_err(n, "the inner dims (K) differ");
-    int64_t sl = n->arg[0].i[0], k = n->in[0].dims[1];
-    if (sl < 1 || sl > 64 || k % sl)
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                              "k_slices=%lld: it must be 1 to 64 and divide K = %lld", (long long)sl, (long long)k);
     n->n_out = 1;
-    if (sl > 1) n->out[0] = (wgnn_desc){WGNN_F32, 3, {sl, n->in[0].dims[0], n->in[1].dims[1]}};
-    else n->out[0] = (wgnn_desc){WGNN_F32, 2, {n->in[0].dims[0], n->in[1].dims[1]}};
+    n->out[0] = (wgnn_desc){WGNN_F32, 2, {n->in[0].dims[0], n->in[1].dims[1]}};
     return WGNN_OK;
 }
 
@@ -70,39 +64,7 @@ static wgnn_status mm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
                     .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]), .bias = k_none,
                     .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn, .alpha = 1, .beta = 0};
-    /* k_slices: K's S ranges as S batch entries of one product, the
-     * first dispatch of the split-K route without its reduce */
-    uint32_t sl = (uint32_t)n->arg[0].i[0];
-    if (sl > 1) {
-        g.batch = sl;
-        g.k = (uint32_t)k / sl;
-        g.a.bs = g.k;
-        g.b.bs = (uint64_t)g.k * (uint64_t)nn;
-        g.c.bs = (uint64_t)m * (uint64_t)nn;
-    }
     return wgnn__gemm_plan(ctx, p, &g);
-}
-
-/* mm with k_slices: slice s is A[:, s*K/S : (s+1)*K/S] @ B[s*K/S : (s+1)*K/S, :] */
-static wgnn_status mm_ref(wgnn__node *n, const void *const *in, void *const *out) {
-    int64_t sl = n->arg[0].i[0];
-    if (sl <= 1) return wgnn__ref_mm(n, in, out);
-    int64_t m = n->in[0].dims[0], k = n->in[0].dims[1], nn = n->in[1].dims[1], kc = k / sl;
-    for (int64_t s = 0; s < sl; s++) {
-        wgnn__node h = *n;
-        h.in[0].dims[1] = kc;
-        h.in[1].dims[0] = kc;
-        /* A's rows keep their stride k: copy the slice's columns out first */
-        float *a = malloc((size_t)(m * kc) * sizeof *a);
-        if (!a) return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory");
-        for (int64_t i = 0; i < m; i++)
-            memcpy(a + i * kc, (const float *)in[0] + i * k + s * kc, (size_t)kc * sizeof *a);
-        const void *hin[2] = {a, (const float *)in[1] + s * kc * nn};
-        void *hout[1] = {(float *)out[0] + s * m * nn};
-        wgnn__ref_mm(&h, hin, hout);
-        free(a);
-    }
-    return WGNN_OK;
 }
 
 /* bmm */
@@ -426,19 +388,12 @@ static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
     return wgnn__gemm_plan(ctx, p, &g);
 }
 
-static const wgnn_op_arg_info k_mm_args[] = {
-    {"k_slices", "int", "1",
-     "S > 1: the output is [S, M, N], the products over K's S equal consecutive ranges, not summed (their sum "
-     "is self @ other), for a consumer that adds them as it reads them (sdpa_qkvpacked's partial q|k|v): the "
-     "split-K product without its reduce pass; S divides K, at most 64 (not an argument of aten's mm)"},
-};
-
 const wgnn__op wgnn__op_mm = {
-    {"mm", "matrix product self @ other", "self, other",
-     "self [M, K], other [K, N] -> [M, N] ([k_slices, M, N] with k_slices > 1); float32", 2, 2, 1, k_mm_args},
+    {"mm", "matrix product self @ other", "self, other", "self [M, K], other [K, N] -> [M, N]; float32", 2, 2, 0,
+     NULL},
     mm_check,
     mm_plan,
-    mm_ref,
+    wgnn__ref_mm,
     false,
 };
 

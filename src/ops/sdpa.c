@@ -341,48 +341,40 @@ static wgnn_status packed_check(wgnn__node *n) {
     if (x->dtype != WGNN_F32 && x->dtype != WGNN_F16)
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "qkv is %s; sdpa_qkvpacked takes float32 or float16",
                               wgnn_dtype_name(x->dtype));
-    int o = x->rank - 5; /* 1: [P, B, S, 3, H, D], P partial sums */
-    if ((o != 0 && o != 1) || x->dims[o + 2] != 3)
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "qkv is %s; it must be [B, S, 3, H, D] (or [P, B, S, 3, H, D])",
-                              xs);
-    if (o && (x->dtype != WGNN_F32 || x->dims[0] < 1 || x->dims[0] > 64))
-        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
-                              "qkv is %s %s; partial sums [P, B, S, 3, H, D] are float32 with P from 1 to 64",
-                              wgnn_dtype_name(x->dtype), xs);
-    if (x->dims[o + 4] % 4 != 0)
+    if (x->rank != 5 || x->dims[2] != 3)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "qkv is %s; it must be [B, S, 3, H, D]", xs);
+    if (x->dims[4] % 4 != 0)
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "head dim D=%lld must be a multiple of 4",
-                              (long long)x->dims[o + 4]);
+                              (long long)x->dims[4]);
     if (n->arg[P_SCALE].set && !isfinite(n->arg[P_SCALE].f))
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "scale %g is not finite", n->arg[P_SCALE].f);
     if (n->n_in > 1) {
         const wgnn_desc *bias = &n->in[1];
         char bs[160];
         wgnn__dims_str(bias, bs, sizeof bs);
-        if (bias->dtype != WGNN_F32 || bias->rank != 1 || bias->dims[0] != 3 * x->dims[o + 3] * x->dims[o + 4])
+        if (bias->dtype != WGNN_F32 || bias->rank != 1 || bias->dims[0] != 3 * x->dims[3] * x->dims[4])
             return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
                                   "bias is %s %s; it must be float32 [3*H*D] = [%lld] (the q|k|v projection's bias)",
-                                  wgnn_dtype_name(bias->dtype), bs, (long long)(3 * x->dims[o + 3] * x->dims[o + 4]));
+                                  wgnn_dtype_name(bias->dtype), bs, (long long)(3 * x->dims[3] * x->dims[4]));
     }
     n->n_out = 1;
-    n->out[0] = (wgnn_desc){x->dtype, 4, {x->dims[o], x->dims[o + 1], x->dims[o + 3], x->dims[o + 4]}};
+    n->out[0] = (wgnn_desc){x->dtype, 4, {x->dims[0], x->dims[1], x->dims[3], x->dims[4]}};
     return WGNN_OK;
 }
 
 static void packed_shape(const wgnn__node *n, sdpa_shape *sh) {
     const wgnn_desc *x = &n->in[0];
-    int o = x->rank - 5;
     memset(sh, 0, sizeof *sh);
-    sh->bh = (uint64_t)(x->dims[o] * x->dims[o + 3]);
+    sh->bh = (uint64_t)(x->dims[0] * x->dims[3]);
     sh->group = 1;
     sh->causal = n->arg[P_CAUSAL].i[0] ? WGNN_SDPA_CAUSAL_TOP_LEFT : WGNN_SDPA_CAUSAL_NONE;
-    sh->s_q = sh->s_kv = (uint64_t)x->dims[o + 1];
-    sh->d = (uint64_t)x->dims[o + 4];
+    sh->s_q = sh->s_kv = (uint64_t)x->dims[1];
+    sh->d = (uint64_t)x->dims[4];
     sh->f16 = x->dtype == WGNN_F16;
     sh->scale = n->arg[P_SCALE].set ? n->arg[P_SCALE].f : 1.0 / sqrt((double)sh->d);
-    sh->n_h = (uint64_t)x->dims[o + 3];
+    sh->n_h = (uint64_t)x->dims[3];
     sh->packed = true;
     sh->qbias = n->n_in > 1;
-    sh->qkv_slices = o ? (uint32_t)x->dims[0] : 1;
 }
 
 static wgnn_status packed_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -402,7 +394,7 @@ static wgnn_status packed_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
 static wgnn_status packed_ref(wgnn__node *n, const void *const *in, void *const *out) {
     sdpa_shape sh;
     packed_shape(n, &sh);
-    uint64_t B = sh.bh / sh.n_h, S = sh.s_q, H = sh.n_h, D = sh.d, per = B * H * S * D;
+    uint64_t B = (uint64_t)n->in[0].dims[0], S = sh.s_q, H = sh.n_h, D = sh.d, per = B * H * S * D;
     float *x = malloc(3 * per * 4), *q = malloc(3 * per * 4), *o = malloc(2 * per * 4);
     if (!x || !q || !o) {
         free(x);
@@ -412,8 +404,6 @@ static wgnn_status packed_ref(wgnn__node *n, const void *const *in, void *const 
     }
     if (sh.f16) wgnn_f16_to_f32(in[0], x, 3 * per);
     else memcpy(x, in[0], 3 * per * 4);
-    for (uint32_t sl = 1; sl < sh.qkv_slices; sl++) /* partial sums, added in slice order */
-        for (uint64_t e = 0; e < 3 * per; e++) x[e] += ((const float *)in[0])[sl * 3 * per + e];
     if (sh.qbias) /* attention over qkv + bias, as the projection with its bias gives it */
         for (uint64_t r = 0; r < B * S; r++)
             for (uint64_t e = 0; e < 3 * H * D; e++) x[r * 3 * H * D + e] += ((const float *)in[1])[e];
@@ -447,8 +437,7 @@ const wgnn__op wgnn__op_sdpa_qkvpacked = {
      "scaled dot-product attention on a packed q|k|v (FlashAttention's qkvpacked layout), heads merged in the output",
      "qkv, [bias]",
      "qkv [B, S, 3, H, D] (q, k, v stacked: a q|k|v projection [B, S, 3*H*D] viewed so) -> [B, S, H, D]; D % 4 == 0; "
-     "float32, or float16 (f32 arithmetic); or qkv [P, B, S, 3, H, D] float32, P partial sums of it (mm's k_slices "
-     "output viewed so, 1 <= P <= 64), added as they are read; qkv within one storage binding (fused implementation); bias float32 "
+     "float32, or float16 (f32 arithmetic); qkv within one storage binding (fused implementation); bias float32 "
      "[3*H*D]: attention over qkv + bias (the projection's bias, so that the projection runs without it: q's "
      "part is added to q, k's drops out of the softmax, v's is added to each output row)",
      1, 2, 2, k_packed_args},

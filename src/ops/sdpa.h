@@ -24,7 +24,6 @@ typedef struct sdpa_shape {
     bool packed;  /* row sdpa_qkvpacked: in[0] is qkv [B, S, 3, H, D] (k, v unused), out [B, S, H, D]; fused only,
                      no mask, no GQA, one binding */
     bool qbias;   /* packed only: in[3] is the q|k|v projection's bias [3 * H * D] float32 */
-    uint32_t qkv_slices; /* packed only, > 1: in[0] is [qkv_slices, B, S, 3, H, D] float32, partial sums of qkv */
 } sdpa_shape;
 
 /* Four elements of q, k, v (IN4, ld4) and of out (OUT4, st4) for a

@@ -27,8 +27,7 @@
     X(S, u32, d4)       /* LEAN: D / 4, the score loop's bound (not unrolled at compile time) */     \
     X(S, u32, q_rs) X(S, u32, q_hs) X(S, u32, q_bs) /* q's row, head, batch strides (vec4s) */       \
     X(S, u32, kv_rs) X(S, u32, kv_hs) X(S, u32, kv_bs) X(S, u32, k_off) X(S, u32, v_off)            \
-    X(S, u32, o_rs) X(S, u32, o_hs) X(S, u32, o_bs) /* out's */                                    \
-    X(S, u32, qkv_ss) /* QS > 1: vec4s between partial sums of q|k|v */
+    X(S, u32, o_rs) X(S, u32, o_hs) X(S, u32, o_bs) /* out's */
 #define REDUCE_PARAMS(X, S)                                                                          \
     X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split) X(S, u32, s_q) X(S, u32, n_h) X(S, u32, o_rs)  \
     X(S, u32, o_hs) X(S, u32, o_bs)
@@ -320,11 +319,11 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
     snprintf(prelude, sizeof prelude,
              "%s%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
              "const PF: u32 = %uu;\nconst LEAN: bool = %s;\nconst JU: u32 = %uu;\nconst CU: u32 = %uu;\n"
-             "const SRN: u32 = %uu;\nconst QS: u32 = %uu;\n%s%s"
+             "const SRN: u32 = %uu;\n%s%s"
              "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n"
              "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
              c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), qb, d4, c.ke, c.rg, c.oj, c.pf,
-             c.lean ? "true" : "false", c.ju, c.cu, c.srn, sh->qkv_slices > 1 ? sh->qkv_slices : 1u, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
+             c.lean ? "true" : "false", c.ju, c.cu, c.srn, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
              sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32,
              c.use_sg ? "    var r = x;\n"
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
@@ -392,8 +391,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
                            lo.v_off,
                            lo.o_rs,
                            lo.o_hs,
-                           lo.o_bs,
-                           sh->packed ? (uint32_t)(3 * sh->bh * sh->s_q * d4) : 0};
+                           lo.o_bs};
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
         if (sh->packed) { /* one dispatch: q, k and v are the one qkv tensor */
