@@ -72,14 +72,9 @@ fn ew_sigmoid(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     return bitcast<vec4<u32>>(vec4(1.0) / (vec4(1.0) + exp(-x))); // exp overflow -> 1/inf = 0
 }
 
-// tanh as 1 - 2 / (exp(2x) + 1): exp overflow gives 1, underflow -1, no NaN.
+// tanh: common/act.wgsl (also the GEMM epilogue's activation=tanh).
 fn ew_tanh(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
-    let x = bitcast<vec4<f32>>(a);
-    let t = vec4(1.0) - vec4(2.0) / (exp(2.0 * x) + vec4(1.0));
-    // small |x|: the formula cancels; tanh(x) = x - x^3/3 + 2x^5/15 there
-    let x2 = x * x;
-    let s = x * (vec4(1.0) + x2 * (vec4(-1.0 / 3.0) + x2 * (2.0 / 15.0)));
-    return bitcast<vec4<u32>>(select(t, s, abs(x) < vec4(0.0625)));
+    return bitcast<vec4<u32>>(act_tanh(bitcast<vec4<f32>>(a)));
 }
 
 fn ew_silu(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {

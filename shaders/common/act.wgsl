@@ -50,14 +50,24 @@ fn act_silu(x: vec4<f32>) -> vec4<f32> {
     return x / (vec4(1.0) + exp(-x));
 }
 
+// tanh as 1 - 2 / (exp(2x) + 1): exp overflow gives 1, underflow -1, no NaN;
+// small |x|, where that cancels: x - x^3/3 + 2x^5/15.
+fn act_tanh(x: vec4<f32>) -> vec4<f32> {
+    let t = vec4(1.0) - vec4(2.0) / (exp(2.0 * x) + vec4(1.0));
+    let x2 = x * x;
+    let s = x * (vec4(1.0) + x2 * (vec4(-1.0 / 3.0) + x2 * (2.0 / 15.0)));
+    return select(t, s, abs(x) < vec4(0.0625));
+}
+
 // The epilogue activation by code (the GEMM family's ACT: 0 none, 1 relu,
-// 2 gelu, 3 gelu tanh, 4 silu), for kernels that take it as a constant.
+// 2 gelu, 3 gelu tanh, 4 silu, 5 tanh), for kernels that take it as a constant.
 fn act_by(kind: u32, x: vec4<f32>) -> vec4<f32> {
     switch (kind) {
         case 1u: { return act_relu(x); }
         case 2u: { return act_gelu(x); }
         case 3u: { return act_gelu_tanh(x); }
         case 4u: { return act_silu(x); }
+        case 5u: { return act_tanh(x); }
         default: { return x; }
     }
 }

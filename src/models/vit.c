@@ -280,23 +280,28 @@ static wgnn_value gb_weight(gb *b, const char *name) {
     return wgnn__gb_tensor(b, b->s == WGNN_OK ? wgnn__model_weight(model_of(b), name) : NULL, name);
 }
 
+/* The model's GELU as the GEMM epilogue's activation argument. */
+static const char *gelu_arg(gb *b) {
+    return strcmp(model_of(b)->gelu, "tanh") == 0 ? "activation=gelu_tanh" : "activation=gelu";
+}
+
 /* x [..., K] -> [..., N]: linear on a float16 weight [N, K]; addmm on a
  * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
- * back). gelu: the model's GELU in the product's epilogue; res >= 0: a
+ * back). act (not NULL): an activation argument for the product's epilogue
+ * (gelu_arg, "activation=tanh"); res >= 0: a
  * residual of the output's shape added in the epilogue too (residual=true).
  * ln (not NULL): the LayerNorm of that name over the result as well, into
  * *ln_out (layer_norm=true: where the product ends in a reduce pass, that
  * pass writes both). !bias: the product alone (linear without its bias, or
  * mm), which takes neither a GELU, a residual nor a norm. */
-static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res,
-                            bool bias, const char *ln, wgnn_value *ln_out) {
-    char w[192], bb[192], act[48], lw[192], lb[192], eps[64];
+static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *name, const char *act,
+                            wgnn_value res, bool bias, const char *ln, wgnn_value *ln_out) {
+    char w[192], bb[192], lw[192], lb[192], eps[64];
     snprintf(w, sizeof w, "%s.weight", name);
     snprintf(bb, sizeof bb, "%s.bias", name);
-    snprintf(act, sizeof act, "activation=%s", strcmp(model_of(b)->gelu, "tanh") == 0 ? "gelu_tanh" : "gelu");
     const char *args[4];
     int n_args = 0;
-    if (gelu) args[n_args++] = act;
+    if (act) args[n_args++] = act;
     if (res >= 0) args[n_args++] = "residual=true";
     if (ln) {
         snprintf(lw, sizeof lw, "%s.weight", ln);
@@ -341,12 +346,13 @@ static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *
     return dx.rank == 2 ? outs[0] : gb_view(b, outs[0], dx.rank, dx.dims);
 }
 
-static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, bool gelu, wgnn_value res) {
-    return linear_ex(b, label, x, name, gelu, res, true, NULL, NULL);
+static wgnn_value linear_act(gb *b, const char *label, wgnn_value x, const char *name, const char *act,
+                             wgnn_value res) {
+    return linear_ex(b, label, x, name, act, res, true, NULL, NULL);
 }
 
 static wgnn_value linear(gb *b, const char *label, wgnn_value x, const char *name) {
-    return linear_act(b, label, x, name, false, -1);
+    return linear_act(b, label, x, name, NULL, -1);
 }
 
 static wgnn_value layer_norm(gb *b, wgnn_value x, const char *name) {
@@ -358,11 +364,6 @@ static wgnn_value layer_norm(gb *b, wgnn_value x, const char *name) {
     const char *args[2] = {ns, eps};
     wgnn_value in[3] = {x, gb_weight(b, w), gb_weight(b, bb)};
     return gb_op(b, name, "layer_norm", 3, in, 2, args);
-}
-
-static wgnn_value add(gb *b, const char *label, wgnn_value x, wgnn_value y) {
-    wgnn_value in[2] = {x, y};
-    return gb_op(b, label, "add", 2, in, 0, NULL);
 }
 
 /* [B, T, n*H] (n stacked projections) -> n values [B, heads, T, hd]: for
@@ -427,7 +428,7 @@ static wgnn_value block(gb *b, int l, wgnn_value x, wgnn_value h, int64_t B, int
                 (ctx->knobs.sdpa_packed_bias == 1 ||
                  wgnn__gemm_bias_pass_alone(ctx, (uint32_t)(B * T), (uint32_t)(3 * in->hidden_size),
                                             (uint32_t)in->hidden_size, f16, f16));
-    wgnn_value p = linear_ex(b, lab, h, n.qkv, false, -1, !fold, NULL, NULL);
+    wgnn_value p = linear_ex(b, lab, h, n.qkv, NULL, -1, !fold, NULL, NULL);
     wgnn_value att;
     snprintf(lab, sizeof lab, "%s.attention.sdpa", a);
     if (packed) {
@@ -451,11 +452,11 @@ static wgnn_value block(gb *b, int l, wgnn_value x, wgnn_value h, int64_t B, int
     att = gb_view(b, att, 3, (int64_t[]){B, T, in->hidden_size});
     /* x + the out projection (the residual in its epilogue), and its norm */
     h = -1;
-    x = linear_ex(b, n.o, att, n.o, false, x, true, fuse ? n.n2 : NULL, &h);
+    x = linear_ex(b, n.o, att, n.o, NULL, x, true, fuse ? n.n2 : NULL, &h);
     if (h < 0) h = layer_norm(b, x, n.n2);
-    h = linear_act(b, n.f1, h, n.f1, true, -1); /* the GELU in fc1's epilogue */
+    h = linear_act(b, n.f1, h, n.f1, gelu_arg(b), -1); /* the GELU in fc1's epilogue */
     *h_next = -1;
-    x = linear_ex(b, n.f2, h, n.f2, false, x, true, fuse ? next_ln : NULL, h_next);
+    x = linear_ex(b, n.f2, h, n.f2, NULL, x, true, fuse ? next_ln : NULL, h_next);
     if (*h_next < 0 && next_ln) *h_next = layer_norm(b, x, next_ln);
     return x;
 }
@@ -476,18 +477,23 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
     const char *perm[1] = {"dims=0,2,4,1,3,5"};
     x = gb_op(&b, "embeddings.patches", "permute", 1, &x, 1, perm);
     x = gb_view(&b, x, 3, (int64_t[]){B, np, C * p * p});
-    x = linear(&b, "embeddings.patch_embedding", x, "patch");
 
-    /* position embeddings, interpolated when the grid differs */
+    /* position embeddings, interpolated when the grid differs, one copy a
+     * batch element: the patch product's residual (added in its epilogue,
+     * not by a pass of its own) */
     float *pos = m->pos;
     if (gh != m->pos_grid || gw != m->pos_grid) {
         pos = malloc((size_t)(np * hid) * sizeof *pos);
         if (!pos) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
         else wgnn__bicubic_grid(m->pos, m->pos_grid, m->pos_grid, (int)hid, pos, (int)gh, (int)gw);
     }
-    wgnn_value pv = gb_const(&b, pos, 2, (int64_t[]){np, hid});
+    float *rep = pos ? malloc((size_t)(B * np * hid) * sizeof *rep) : NULL;
+    if (!rep && b.s == WGNN_OK) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    for (int64_t i = 0; rep && i < B; i++) memcpy(rep + i * np * hid, pos, (size_t)(np * hid) * sizeof *rep);
+    wgnn_value pv = rep ? gb_const(&b, rep, 3, (int64_t[]){B, np, hid}) : -1;
+    free(rep);
     if (pos != m->pos) free(pos);
-    x = add(&b, "embeddings.position", x, pv);
+    x = linear_act(&b, "embeddings.patch_embedding", x, "patch", NULL, pv);
     if (vit) {
         float *cls = malloc((size_t)(B * hid) * sizeof *cls);
         if (!cls && b.s == WGNN_OK) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
@@ -516,8 +522,7 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
         const char *sl[3] = {"dim=1", "start=0", "end=1"};
         wgnn_value c0 = gb_op(&b, "pooler.cls", "slice", 1, &last, 3, sl);
         c0 = gb_view(&b, c0, 2, (int64_t[]){B, hid});
-        wgnn_value pd = linear(&b, "pooler.dense", c0, "pooler.dense");
-        m->v_pool = gb_op(&b, "pooler.tanh", "tanh", 1, &pd, 0, NULL);
+        m->v_pool = linear_act(&b, "pooler.dense", c0, "pooler.dense", "activation=tanh", -1); /* tanh in the epilogue */
     } else if (in->has_pooler) {
         /* attention pooling: one query (the probe's, per head) over the tokens */
         wgnn_value kv = linear(&b, "head.attention.kv", last, "head.kv");
@@ -532,11 +537,11 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
         wgnn_value att = gb_op(&b, "head.attention.sdpa", "sdpa", 3, att_in, 0, NULL);
         att = gb_view(&b, att, 2, (int64_t[]){B, hid}); /* [B, heads, 1, hd] is [B, 1, heads, hd] */
         wgnn_value h = -1;
-        wgnn_value r = linear_ex(&b, "head.attention.out_proj", att, "head.attention.out_proj", false, -1, true,
+        wgnn_value r = linear_ex(&b, "head.attention.out_proj", att, "head.attention.out_proj", NULL, -1, true,
                                  m->ctx->knobs.no_ln_fused ? NULL : "head.layernorm", &h);
         if (h < 0) h = layer_norm(&b, r, "head.layernorm");
-        h = linear_act(&b, "head.mlp.fc1", h, "head.mlp.fc1", true, -1);
-        m->v_pool = linear_act(&b, "head.mlp.fc2", h, "head.mlp.fc2", false, r);
+        h = linear_act(&b, "head.mlp.fc1", h, "head.mlp.fc1", gelu_arg(&b), -1);
+        m->v_pool = linear_act(&b, "head.mlp.fc2", h, "head.mlp.fc2", NULL, r);
     }
     if (m->v_pool >= 0 && b.s == WGNN_OK) b.s = wgnn_graph_output(b.g, m->v_pool);
     if (b.s == WGNN_OK) b.s = wgnn_graph_build(b.g);

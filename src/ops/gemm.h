@@ -27,7 +27,8 @@ typedef enum wgnn__act {
     WGNN__ACT_RELU = 1,
     WGNN__ACT_GELU = 2,      /* exact (erf) */
     WGNN__ACT_GELU_TANH = 3,
-    WGNN__ACT_SILU = 4
+    WGNN__ACT_SILU = 4,
+    WGNN__ACT_TANH = 5
 } wgnn__act;
 
 /* What is done to A's rows before the product (linear's `prologue`):

@@ -179,7 +179,8 @@ void wgnn__ref_act(float *y, uint64_t n, int act) {
         if (act == 1) v = v > 0 ? v : (v != v ? v : 0);
         else if (act == 2) v = 0.5 * v * (1 + erf(v / sqrt(2.0)));
         else if (act == 3) v = 0.5 * v * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
-        else v = v / (1 + exp(-v));
+        else if (act == 4) v = v / (1 + exp(-v));
+        else v = tanh(v);
         y[i] = (float)v;
     }
 }
