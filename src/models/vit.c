@@ -493,7 +493,13 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
     wgnn_value pv = rep ? gb_const(&b, rep, 3, (int64_t[]){B, np, hid}) : -1;
     free(rep);
     if (pos != m->pos) free(pos);
-    x = linear_act(&b, "embeddings.patch_embedding", x, "patch", NULL, pv);
+    /* SigLIP (no CLS row ahead of the patches): the patch product writes
+     * the first block's first norm too */
+    wgnn_value h1 = -1; /* the next block's first norm */
+    layer_names n0;
+    if (in->num_layers > 0) names_of(m, 0, &n0);
+    const char *first_ln = !vit && in->num_layers > 0 && !m->ctx->knobs.no_ln_fused ? n0.n1 : NULL;
+    x = linear_ex(&b, "embeddings.patch_embedding", x, "patch", NULL, pv, true, first_ln, &h1);
     if (vit) {
         float *cls = malloc((size_t)(B * hid) * sizeof *cls);
         if (!cls && b.s == WGNN_OK) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
@@ -507,7 +513,6 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
     /* each block's fc2 also writes the next block's first norm (the last
      * block's: the final one) */
     const char *final_ln = vit ? "layernorm" : "post_layernorm";
-    wgnn_value h1 = -1; /* the next block's first norm */
     for (int l = 0; l < in->num_layers; l++) {
         layer_names nx;
         if (l + 1 < in->num_layers) names_of(m, l + 1, &nx);
