@@ -30,6 +30,8 @@ typedef enum wgnn__act {
     WGNN__ACT_SILU = 4,
     WGNN__ACT_TANH = 5
 } wgnn__act;
+/* The ops' `activation` argument: these names, in wgnn__act's order. */
+#define WGNN__ACT_NAMES "none|relu|gelu|gelu_tanh|silu|tanh"
 
 /* What is done to A's rows before the product (linear's `prologue`):
  * RMS: each row of A divided by sqrt(mean(row^2) + eps) (RMSNorm without its

@@ -418,7 +418,7 @@ const wgnn__op wgnn__op_matmul = {
 };
 
 static const wgnn_op_arg_info k_linear_args[] = {
-    {"activation", "none|relu|gelu|gelu_tanh|silu|tanh", "none",
+    {"activation", WGNN__ACT_NAMES, "none",
      "applied to the result, bias included, in the same pass (wgnn's fused epilogue; not an argument of "
      "aten's linear)"},
     {"prologue", "none|rms_norm|swiglu|rms_norm_weight", "none",
@@ -457,7 +457,7 @@ const wgnn__op wgnn__op_linear = {
 static const wgnn_op_arg_info k_addmm_args[] = {
     {"beta", "float", "1", "multiplies self; 0 ignores self (NaN and inf in it too)"},
     {"alpha", "float", "1", "multiplies mat1 @ mat2"},
-    {"activation", "none|relu|gelu|gelu_tanh|silu|tanh", "none",
+    {"activation", WGNN__ACT_NAMES, "none",
      "applied to the result in the same pass, as linear's (wgnn's; not an argument of aten's addmm)"},
     {"residual", "bool", "false",
      "true: a fourth input [M, N] added after the activation in the same pass (wgnn's; not an argument of "

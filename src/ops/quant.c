@@ -228,7 +228,7 @@ static wgnn_status q8_ref(wgnn__node *n, const void *const *in, void *const *out
 }
 
 static const wgnn_op_arg_info k_q8_args[] = {
-    {"activation", "none|relu|gelu|gelu_tanh|silu|tanh", "none", "applied to the result, bias included, as linear's"},
+    {"activation", WGNN__ACT_NAMES, "none", "applied to the result, bias included, as linear's"},
     {"prologue", "none|rms_norm|swiglu|rms_norm_weight", "none",
      "done to the input first, as linear's (rms_norm_weight: the norm's weight [K] is the last input; int8 rows "
      "keep their precision where the weight is not folded into them)"},
