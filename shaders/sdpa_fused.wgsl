@@ -4,8 +4,8 @@
 // shader-creation time: QBIAS with fn qkv_bias4 (below; binding 9 when
 // true), D4 (= D / 4), KE (keys per thread, 1, 2 or 4), RG
 // (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)), PF
-// (prefetched vec4s per thread), and the LEAN variant's LEAN, JU, CU, SRN
-// (below); the aliases IN4 (four elements of q, k, v:
+// (prefetched vec4s per thread), and the LEAN variant's LEAN, JU, CU, SRN,
+// QG (below); the aliases IN4 (four elements of q, k, v:
 // vec4<f32>, or vec2<u32> holding four float16 halves) and OUT4 (four
 // elements of out) with ld4(IN4) -> vec4<f32> and st4(vec4<f32>) -> OUT4
 // (pack2x16float / unpack2x16float for float16: no shader-f16 needed; f32
@@ -34,6 +34,12 @@
 // softmax runs before the barrier that frees sKV (its max and alpha are
 // not kept across it) and the row sums end in shuffles, so sR holds SRN = 1
 // entry. Otherwise SRN = RG * TY * TX.
+//
+// QG (LEAN only, no QBIAS): the score loop reads Q from q itself (global
+// memory, through the L1 cache) instead of a staged sQ, which then takes one
+// vec4; the scores are scaled after the loop. It frees RM * TY * (D4 + 1)
+// vec4 of workgroup memory, so that 64-row tiles fit at D = 128 (fewer
+// re-reads of K and V from L2) and more workgroups fit an SM.
 //
 // QBIAS (row sdpa_qkvpacked with the q|k|v projection's bias, qkv_bias4(i):
 // vec4 i of it, [3][H][D4]): q's bias is added as Q is staged, k's drops
@@ -90,7 +96,7 @@ const RM: u32 = 4u * RG; // rows per thread
 @group(0) @binding(7) var<storage, read> seqlens: array<i32>;
 @group(0) @binding(8) var<storage, read_write> flag: array<atomic<u32>>;
 
-var<workgroup> sQ: array<vec4<f32>, RM * TY * RS>;             // [row][d4], pre-scaled
+var<workgroup> sQ: array<vec4<f32>, select(RM * TY * RS, 1u, QG)>; // [row][d4], pre-scaled (QG: unused)
 var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;            // [key][d4]: K, then V
 var<workgroup> sP: array<vec4<f32>, KE * TX * (RG * TY + 1u)>; // [key][row group]
 var<workgroup> sR: array<vec4<f32>, SRN>;                     // [row group][lx] partial max / sum
@@ -193,8 +199,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let kv_base = bi * P.kv_bs + (hi / P.group) * P.kv_hs; // grouped-query attention: kv head by index
     let o_base = bi * P.o_bs + hi * P.o_hs + row0 * P.o_rs;
 
-    // Q tile, pre-scaled; rows past S_q read as zeros.
-    for (var i = tid; i < BR * D4; i += NT) {
+    // Q tile, pre-scaled; rows past S_q read as zeros. QG: where this
+    // thread's rows start in q (rows past S_q read the last row's values:
+    // never written out).
+    var qrow: array<u32, RM>;
+    for (var r = 0u; r < RM; r++) { qrow[r] = q_base + min(RM * ly + r, P.s_q - 1u - row0) * P.q_rs; }
+    for (var i = tid; i < select(BR * D4, 0u, QG); i += NT) {
         let r = i / D4;
         var val = vec4<f32>(0.0);
         if (row0 + r < P.s_q) {
@@ -252,7 +262,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     var kk: array<vec4<f32>, KE>;
                     for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
                     for (var r = 0u; r < RM; r++) {
-                        let qv = sQ[(RM * ly + r) * RS + j];
+                        var qv: vec4<f32>;
+                        if (QG) { qv = ld4(q[qrow[r] + j]); } else { qv = sQ[(RM * ly + r) * RS + j]; }
                         for (var e = 0u; e < KE; e++) {
                             var t = s[r][e];
                             t = fma(qv.x, kk[e].x, t);
@@ -263,6 +274,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                         }
                     }
                 }
+            }
+            if (QG) {
+                for (var r = 0u; r < RM; r++) { s[r] *= P.qscale; }
             }
         } else if (SACC) {
             var a: array<array<vec4<f32>, KE>, RM>;
