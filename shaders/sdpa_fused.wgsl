@@ -4,8 +4,8 @@
 // shader-creation time: QBIAS with fn qkv_bias4 (below; binding 9 when
 // true), D4 (= D / 4), KE (keys per thread, 1, 2 or 4), RG
 // (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)), PF
-// (prefetched vec4s per thread), and the LEAN variant's LEAN, JU, CU, SRN,
-// QG (below); the aliases IN4 (four elements of q, k, v:
+// (prefetched vec4s per thread), SRN and SWZ (the layout of workgroup
+// memory, below), and the LEAN variant's LEAN, JU, CU, QG (below); the aliases IN4 (four elements of q, k, v:
 // vec4<f32>, or vec2<u32> holding four float16 halves) and OUT4 (four
 // elements of out) with ld4(IN4) -> vec4<f32> and st4(vec4<f32>) -> OUT4
 // (pack2x16float / unpack2x16float for float16: no shader-f16 needed; f32
@@ -32,8 +32,8 @@
 // bounds, which keeps the compiler from hoisting loads into registers;
 // scores are chains of scalar fma (no dot-then-add); with USE_SG the
 // softmax runs before the barrier that frees sKV (its max and alpha are
-// not kept across it) and the row sums end in shuffles, so sR holds SRN = 1
-// entry. Otherwise SRN = RG * TY * TX.
+// not kept across it) and the row sums end in shuffles, so sR takes no
+// memory (SRN = 0). Otherwise SRN = RG * TY * TX.
 //
 // QG (LEAN only, no QBIAS): the score loop reads Q from q itself (global
 // memory, through the L1 cache) instead of a staged sQ, which then takes one
@@ -96,10 +96,31 @@ const RM: u32 = 4u * RG; // rows per thread
 @group(0) @binding(7) var<storage, read> seqlens: array<i32>;
 @group(0) @binding(8) var<storage, read_write> flag: array<atomic<u32>>;
 
-var<workgroup> sQ: array<vec4<f32>, select(RM * TY * RS, 1u, QG)>; // [row][d4], pre-scaled (QG: unused)
-var<workgroup> sKV: array<vec4<f32>, KE * TX * RS>;            // [key][d4]: K, then V
-var<workgroup> sP: array<vec4<f32>, KE * TX * (RG * TY + 1u)>; // [key][row group]
-var<workgroup> sR: array<vec4<f32>, SRN>;                     // [row group][lx] partial max / sum
+// Workgroup memory, one array (so that a tile that needs no sQ or sR takes
+// none of it): sQ [row][d4] pre-scaled (none with QG), sKV [key][d4] (K,
+// then V), sP [key][row group], sR [row group][lx] partial max / sum (SRN
+// entries; 0 where unused). SWZ: rows unpadded, sKV's d4 index XORed with
+// the key's low 3 bits (so that 8 lanes reading 8 keys' same d4 still hit
+// different banks; D4 a multiple of 8) and sP as [row group][key]: the
+// layout that fits 48 KiB for 64-key tiles at D=64.
+const QRS: u32 = select(RS, D4, SWZ); // row strides of sQ, sKV
+const KRS: u32 = select(RS, D4, SWZ);
+override Q_N: u32 = select(RM * TY * QRS, 0u, QG);
+override KV0: u32 = Q_N;
+override P0: u32 = KV0 + KE * TX * KRS;
+override R0: u32 = P0 + KE * TX * (RG * TY + select(1u, 0u, SWZ));
+var<workgroup> SM: array<vec4<f32>, max(1u, R0 + SRN)>;
+
+fn sq_at(row: u32, j: u32) -> u32 { return row * QRS + j; }
+fn kv_at(key: u32, j: u32) -> u32 {
+    if (SWZ) { return KV0 + key * KRS + (j ^ (key & 7u)); }
+    return KV0 + key * KRS + j;
+}
+fn sp_at(key: u32, rg: u32) -> u32 {
+    if (SWZ) { return P0 + rg * KE * TX + key; }
+    return P0 + key * (RG * TY + 1u) + rg;
+}
+fn sr_at(i: u32) -> u32 { return R0 + i; }
 
 // This thread's share of the K (from_v false) or V tile starting at key kv0
 // (zeros past kv_end), into registers (LEAN).
@@ -145,7 +166,7 @@ fn store_tile(p: ptr<function, array<vec4<f32>, PF>>, tid: u32) {
         let i = tid + u * NT;
         if (i < KE * TX * D4) {
             let c = i / D4;
-            sKV[c * RS + (i - c * D4)] = (*p)[u];
+            SM[kv_at(c, i - c * D4)] = (*p)[u];
         }
     }
 }
@@ -212,7 +233,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (QBIAS) { val += qkv_bias4(hi * D4 + (i - r * D4)); }
             val *= P.qscale;
         }
-        sQ[r * RS + (i - r * D4)] = val;
+        SM[sq_at(r, i - r * D4)] = val;
     }
 
     var o: array<array<vec4<f32>, OJ>, RM>;
@@ -260,10 +281,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 for (var ju = 0u; ju < JU; ju++) {
                     let j = j0 + ju;
                     var kk: array<vec4<f32>, KE>;
-                    for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
+                    for (var e = 0u; e < KE; e++) { kk[e] = SM[kv_at(lx + e * TX, j)]; }
                     for (var r = 0u; r < RM; r++) {
                         var qv: vec4<f32>;
-                        if (QG) { qv = ld4(q[qrow[r] + j]); } else { qv = sQ[(RM * ly + r) * RS + j]; }
+                        if (QG) { qv = ld4(q[qrow[r] + j]); } else { qv = SM[sq_at(RM * ly + r, j)]; }
                         for (var e = 0u; e < KE; e++) {
                             var t = s[r][e];
                             t = fma(qv.x, kk[e].x, t);
@@ -285,9 +306,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
             for (var j = 0u; j < D4; j++) {
                 var kk: array<vec4<f32>, KE>;
-                for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
+                for (var e = 0u; e < KE; e++) { kk[e] = SM[kv_at(lx + e * TX, j)]; }
                 for (var r = 0u; r < RM; r++) {
-                    let qv = sQ[(RM * ly + r) * RS + j];
+                    let qv = SM[sq_at(RM * ly + r, j)];
                     for (var e = 0u; e < KE; e++) { a[r][e] = fma(qv, kk[e], a[r][e]); }
                 }
             }
@@ -297,9 +318,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         } else {
             for (var j = 0u; j < D4; j++) {
                 var kk: array<vec4<f32>, KE>;
-                for (var e = 0u; e < KE; e++) { kk[e] = sKV[(lx + e * TX) * RS + j]; }
+                for (var e = 0u; e < KE; e++) { kk[e] = SM[kv_at(lx + e * TX, j)]; }
                 for (var r = 0u; r < RM; r++) {
-                    let qv = sQ[(RM * ly + r) * RS + j];
+                    let qv = SM[sq_at(RM * ly + r, j)];
                     for (var e = 0u; e < KE; e++) { s[r][e] += dot(qv, kk[e]); }
                 }
             }
@@ -342,7 +363,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (USE_SG) {
                 mt[g] = max(m[g], row_max_sg(pm));
             } else {
-                sR[(RG * ly + g) * TX + lx] = pm;
+                SM[sr_at((RG * ly + g) * TX + lx)] = pm;
             }
         }
         if (!early) {
@@ -357,7 +378,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var g = 0u; g < RG; g++) {
             if (!USE_SG) {
                 mt[g] = m[g];
-                for (var x = 0u; x < TX; x++) { mt[g] = max(mt[g], sR[(RG * ly + g) * TX + x]); }
+                for (var x = 0u; x < TX; x++) { mt[g] = max(mt[g], SM[sr_at((RG * ly + g) * TX + x)]); }
             }
             let alpha = exp2(m[g] - mt[g]);
             m[g] = mt[g];
@@ -371,7 +392,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 for (var jj = 0u; jj < OJ; jj++) { o[4u * g + i][jj] *= alpha[i]; }
             }
             for (var e = 0u; e < KE; e++) {
-                sP[(lx + e * TX) * (RG * TY + 1u) + RG * ly + g] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
+                SM[sp_at(lx + e * TX, RG * ly + g)] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
             }
         }
         if (early) {
@@ -387,11 +408,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var cu = 0u; cu < CU; cu++) {
                 let c = c0 + cu;
                 var pr: array<vec4<f32>, RG>;
-                for (var g = 0u; g < RG; g++) { pr[g] = sP[c * (RG * TY + 1u) + RG * ly + g]; }
+                for (var g = 0u; g < RG; g++) { pr[g] = SM[sp_at(c, RG * ly + g)]; }
                 for (var jj = 0u; jj < OJ; jj++) {
                     let j = lx + TX * jj;
                     if (OJ * TX == D4 || j < D4) {
-                        let vv = sKV[c * RS + j];
+                        let vv = SM[kv_at(c, j)];
                         for (var g = 0u; g < RG; g++) {
                             o[4u * g + 0u][jj] += pr[g].x * vv;
                             o[4u * g + 1u][jj] += pr[g].y * vv;
@@ -408,7 +429,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // Each thread summed l over its own keys only: add up the row's partials
     // (LEAN with subgroups: by shuffles, sR has one entry).
     if (!(LEAN && USE_SG)) {
-        for (var g = 0u; g < RG; g++) { sR[(RG * ly + g) * TX + lx] = l[g]; }
+        for (var g = 0u; g < RG; g++) { SM[sr_at((RG * ly + g) * TX + lx)] = l[g]; }
         workgroupBarrier();
     }
     for (var g = 0u; g < RG; g++) {
@@ -416,7 +437,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (LEAN && USE_SG) {
             lt = row_sum_sg(l[g]);
         } else {
-            for (var x = 0u; x < TX; x++) { lt += sR[(RG * ly + g) * TX + x]; }
+            for (var x = 0u; x < TX; x++) { lt += SM[sr_at((RG * ly + g) * TX + x)]; }
         }
         for (var i = 0u; i < 4u; i++) {
             let r = 4u * g + i;

@@ -377,7 +377,7 @@ static uint32_t known_compute_units(const wgnn_adapter_info *info) {
 
 static void read_knobs(wgnn__knobs *k) {
     memset(k, 0, sizeof *k);
-    k->fused_sacc = k->fused_sg = k->fused_lean = k->fused_qg = -1;
+    k->fused_sacc = k->fused_sg = k->fused_lean = k->fused_qg = k->fused_swz = -1;
     const char *env = getenv("WGNN_FUSED_TILE");
     uint32_t e[4] = {0, 0, 4, 1};
     if (env && sscanf(env, "%ux%ux%ux%u", &e[0], &e[1], &e[2], &e[3]) >= 2 && e[0] && e[1] && e[0] <= 64 &&
@@ -389,6 +389,7 @@ static void read_knobs(wgnn__knobs *k) {
         k->fused_sg = strchr(fl, 'g') != NULL;
         k->fused_lean = strchr(fl, 'l') != NULL;
         k->fused_qg = strchr(fl, 'q') != NULL;
+        k->fused_swz = strchr(fl, 'w') != NULL;
         const char *u = strchr(fl, 'u');
         int un = u ? atoi(u + 1) : 0;
         if (un >= 1 && un <= 32 && (un & (un - 1)) == 0) k->fused_unroll = (uint32_t)un;

@@ -41,17 +41,20 @@ typedef struct fused_cfg {
     bool sacc, use_sg;
     bool lean;       /* the kernel's LEAN variant (one prefetch buffer, loops to uniform bounds) */
     bool qg;         /* LEAN: Q read from global memory in the score loop, no sQ tile */
+    bool swz;        /* unpadded rows, swizzled sKV, sP as [row group][key] (the kernel's SWZ) */
     uint32_t ju, cu; /* LEAN: unrolled steps of the d4 loop and of the P.V key loop */
     uint32_t srn;    /* vec4 entries of sR */
     uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
 } fused_cfg;
 
 
-/* Workgroup memory of shaders/sdpa_fused.wgsl: sQ (one vec4 with qg), sKV,
- * sP, sR (srn vec4). */
-static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, uint32_t rg, uint32_t srn, bool qg) {
-    uint64_t rs = d4 + 1u; /* rows padded by one vec4 */
-    return 16u * ((qg ? 1u : 4ull * rg * ty * rs) + (uint64_t)ke * tx * rs + (uint64_t)ke * tx * (rg * ty + 1u) + srn);
+/* Workgroup memory of shaders/sdpa_fused.wgsl (its one array SM): sQ (none
+ * with qg), sKV, sP, sR (srn vec4); rows padded by one vec4 unless swz. */
+static uint64_t fused_smem(uint32_t d4, uint32_t ty, uint32_t tx, uint32_t ke, uint32_t rg, uint32_t srn, bool qg,
+                           bool swz) {
+    uint64_t rs = swz ? d4 : d4 + 1u;
+    uint64_t n = (qg ? 0 : 4ull * rg * ty * rs) + (uint64_t)ke * tx * rs + (uint64_t)ke * tx * (rg * ty + (swz ? 0 : 1)) + srn;
+    return 16u * (n ? n : 1);
 }
 
 /* S_q and S_kv >= 1024: the LEAN tile's shapes (fused_tile). */
@@ -74,10 +77,13 @@ static uint64_t padded_rows(uint64_t s_q, uint64_t br) { return (s_q + br - 1) /
  * first, for tuning; WGNN_FUSED_FLAGS with 'l' takes the kernel's LEAN
  * variant (its tile then also from this list, or the knob), 'uN' its
  * unroll (default 4), 'q' with 'l' its Q read from global memory (QG; not
- * with sdpa_qkvpacked's bias). S_q: a GPU starts at the 32-row tile where the
+ * with sdpa_qkvpacked's bias), 'w' the swizzled layout without padding
+ * (SWZ; D/4 a multiple of 8). S_q: a GPU starts at the 32-row tile where the
  * 64-row one pads S_q by over a tenth. */
-static bool fused_tile(const wgnn_context *ctx, uint32_t d4, bool long_s, uint64_t s_q, uint64_t s_kv, bool qbias,
-                       fused_cfg *c) {
+static bool fused_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c) {
+    uint32_t d4 = (uint32_t)(sh->d / 4);
+    uint64_t s_q = sh->s_q, s_kv = sh->s_kv;
+    bool long_s = long_seq(sh), qbias = sh->qbias;
     static const uint32_t gpu[][4] = {{16, 16, 2, 1}, {8, 16, 2, 1}, {16, 8, 4, 1}, {8, 8, 4, 1}, {16, 4, 4, 1},
                                       {8, 4, 4, 1},  {4, 4, 4, 1},  {4, 2, 4, 1},  {2, 2, 4, 1}, {1, 2, 4, 1},
                                       {1, 1, 4, 1}};
@@ -88,13 +94,23 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, bool long_s, uint64
      * 4096,128) 23.69 -> 22.77; at ViT size (S = 197) it is slower (0.023 ->
      * 0.024 ms), so short sequences keep the plain kernel. */
     static const uint32_t gpu_long[4] = {8, 16, 2, 2};
-    /* D = 128 (16 < D/4 <= 32), long sequences, no q|k|v bias: 128 query
-     * rows a workgroup at 256 threads with Q read from global memory (QG),
-     * the 64-row tiles not fitting 48 KiB with an sQ tile. The H200,
-     * (4,16,4096,4096,128), three calls: 22.61 -> 20.26-20.27 ms (8x16x2x1,
-     * 32 rows, before), K and V read from L2 a quarter as often; 255
-     * registers, one workgroup an SM (session 12, docs/PERFORMANCE.md). */
+    /* D = 128 (16 < D/4 <= 32), long sequences, no q|k|v bias, no causal
+     * mask: 128 query rows a workgroup at 256 threads with Q read from
+     * global memory (QG), the 64-row tiles not fitting 48 KiB with an sQ
+     * tile. The H200, (4,16,4096,4096,128), four calls: 22.61 -> 20.11-20.27
+     * ms (8x16x2x1, 32 rows, before), K and V read from L2 a quarter as
+     * often; 255 registers, one workgroup an SM (session 12,
+     * docs/PERFORMANCE.md). Causal rows keep 8x16x2x1: 128-row tiles were
+     * slower there (causal GQA prefill 16 x 8 heads, S = 2048: 0.882 ->
+     * 1.072 ms; 4096: 3.156 -> 3.298, call 6). */
     static const uint32_t gpu_long_qg[4] = {16, 16, 2, 2};
+    /* D = 64, long sequences: 8 rows and 4 keys a thread (64-key tiles,
+     * half the broadcast Q reads of 2 keys per FMA), which fit 48 KiB only
+     * in the SWZ layout with subgroup maxima (no sR), unroll 4. The H200
+     * (session 12 call 5): (1,12,4096,4096,64) 1.933 -> 1.798 ms,
+     * (1,16,16384,16384,64) 38.48 -> 37.20; 248 registers against 168, two
+     * workgroups an SM against three. */
+    static const uint32_t gpu_long_swz[4] = {8, 16, 4, 2};
     /* ViT's sequences (S_q and S_kv at most 256, 32-row tiles): 16 keys a
      * tile, 8 x 8 threads. The H200, ViT-B/16 at batch 32 (one call): 32.20
      * -> 32.03 ms a pipelined run, SigLIP-B/16 32.69 -> 32.57; batch 1 and
@@ -117,8 +133,13 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, bool long_s, uint64
         (padded_rows(s_q, 64) - s_q) * 10 > s_q)
         first = 2;
     bool short_s = first == 2 && s_q <= 256 && s_kv <= 256 && !knobs;
-    bool long_qg = lean_long && d4 > 16 && d4 <= 32 && !qbias;
-    const uint32_t *e = long_qg ? gpu_long_qg : lean_long ? gpu_long : short_s ? gpu_short : ctx->knobs.fused_tile;
+    bool long_qg = lean_long && d4 > 16 && d4 <= 32 && !qbias && sh->causal == WGNN_SDPA_CAUSAL_NONE;
+    bool long_swz = lean_long && d4 == 16;
+    const uint32_t *e = long_qg    ? gpu_long_qg
+                        : long_swz ? gpu_long_swz
+                        : lean_long ? gpu_long
+                        : short_s   ? gpu_short
+                                    : ctx->knobs.fused_tile;
     bool use_env = e[0] != 0;
     for (size_t i = use_env ? 0 : first; i < n + 1; i++) {
         const uint32_t *t = i == 0 ? e : cand[i - 1];
@@ -131,9 +152,10 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, bool long_s, uint64
         bool use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
         if (ctx->knobs.fused_sg >= 0) use_sg = use_sg && ctx->knobs.fused_sg != 0;
         bool lean = ctx->knobs.fused_lean > 0 || lean_long;
-        uint32_t srn = lean && use_sg ? 1u : rg * ty * tx;
+        uint32_t srn = lean && use_sg ? 0 : rg * ty * tx;
         bool qg = lean && !qbias && (ctx->knobs.fused_qg > 0 || (i == 0 && long_qg));
-        if (fused_smem(d4, ty, tx, ke, rg, srn, qg) > L->maxComputeWorkgroupStorageSize) continue;
+        bool swz = (ctx->knobs.fused_swz > 0 || (i == 0 && long_swz)) && d4 % 8 == 0;
+        if (fused_smem(d4, ty, tx, ke, rg, srn, qg, swz) > L->maxComputeWorkgroupStorageSize) continue;
         if (ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
             ty > L->maxComputeWorkgroupSizeY)
             continue;
@@ -146,12 +168,13 @@ static bool fused_tile(const wgnn_context *ctx, uint32_t d4, bool long_s, uint64
         c->use_sg = use_sg;
         c->lean = lean;
         c->qg = qg;
+        c->swz = swz;
         c->srn = srn;
         /* vec4 partial sums pay off once D > 64 (measured), plain dots below;
          * LEAN's scalar fma chains need no extra accumulators */
         c->sacc = d4 > 16 && !lean;
         if (ctx->knobs.fused_sacc >= 0) c->sacc = ctx->knobs.fused_sacc != 0;
-        uint32_t u = ctx->knobs.fused_unroll ? ctx->knobs.fused_unroll : lean_long ? 8 : 4;
+        uint32_t u = ctx->knobs.fused_unroll ? ctx->knobs.fused_unroll : i == 0 && long_swz ? 4 : lean_long ? 8 : 4;
         c->ju = lean ? pow2_divisor(d4, u) : d4;
         c->cu = lean ? pow2_divisor(ke * tx, u) : ke * tx;
         return true;
@@ -202,7 +225,7 @@ static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
  * they cannot disagree: tile, heads per dispatch (*shc is one such chunk)
  * and key splits. */
 static wgnn_status fused_plan(wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c, sdpa_shape *shc) {
-    if (!fused_tile(ctx, (uint32_t)(sh->d / 4), long_seq(sh), sh->s_q, sh->s_kv, sh->qbias, c))
+    if (!fused_tile(ctx, sh, c))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "sdpa fused: D=%llu needs more workgroup memory than the device's "
                          "maxComputeWorkgroupStorageSize (%u bytes) has; use the three-pass implementation",
@@ -333,11 +356,11 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
     snprintf(prelude, sizeof prelude,
              "%s%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
              "const PF: u32 = %uu;\nconst LEAN: bool = %s;\nconst JU: u32 = %uu;\nconst CU: u32 = %uu;\n"
-             "const SRN: u32 = %uu;\nconst QG: bool = %s;\n%s%s"
+             "const SRN: u32 = %uu;\nconst QG: bool = %s;\nconst SWZ: bool = %s;\n%s%s"
              "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n"
              "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
              c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), qb, d4, c.ke, c.rg, c.oj, c.pf,
-             c.lean ? "true" : "false", c.ju, c.cu, c.srn, c.qg ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
+             c.lean ? "true" : "false", c.ju, c.cu, c.srn, c.qg ? "true" : "false", c.swz ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
              sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32,
              c.use_sg ? "    var r = x;\n"
                         "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
@@ -445,8 +468,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
 
 uint64_t wgnn__sdpa_fused_rows(const wgnn_context *ctx, const sdpa_shape *sh) {
     fused_cfg c;
-    bool ok = fused_tile(ctx, (uint32_t)(sh->d / 4), long_seq(sh), sh->s_q, sh->s_kv, sh->qbias, &c);
-    return ok ? 4ull * c.rg * c.ty : 0;
+    return fused_tile(ctx, sh, &c) ? 4ull * c.rg * c.ty : 0;
 }
 
 wgnn_status wgnn__sdpa_fused_fits(wgnn_context *ctx, const sdpa_shape *sh) {
