@@ -15,7 +15,7 @@
  * (benchmarks, docs/PERFORMANCE.md). Large products with a bias, and
  * few-tile products with a long K, run through gemm_reduce.wgsl (the bias
  * pass, split-K); where the GPU's compute units are known, those are planned
- * in whole waves of them (the wave plan, below; docs/OPS.md).
+ * in whole waves of them (the wave plan): src/ops/gemm_split.c, docs/OPS.md.
  *
  * Operands larger than one storage binding are split: over the batch
  * (binding ranges start at aligned offsets, the remainder goes in the
@@ -37,35 +37,28 @@
 WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
 WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
 
-typedef struct gemm_tile {
-    uint32_t wx, wy, tm, tn, bk;
-    uint32_t gemv_mr; /* > 0: shaders/gemv.wgsl with this many rows; wx = threads, wy = lanes a column */
-} gemm_tile;
-
-static const gemm_tile k_tiles[] = {
+static const wgnn__gemm_tile k_tiles[] = {
     {16, 16, 8, 8, 8, 0}, /* 128 x 128 (plain products only, see pick_tile) */
     {16, 16, 8, 4, 16, 0}, /* 128 x 64, K tiles of 16 */
     {16, 16, 4, 4, 16, 0}, /* 64 x 64, K tiles of 16 (whole vec4 loads a thread) */
     {8, 8, 4, 4, 8, 0},   /* 32 x 32 */
 };
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-#define SMALL_M 256u
 /* 32 x 64, K tiles of 16, 64 threads (4 x 8 a thread). Against the 32 x 128
  * tile (16 x 8 threads) it replaced, on the H200 at ViT-B/16's batch 1
  * (M = 197, us fc1 / fc2 / q|k|v / out, session 10 call 3): 55.7 / 53.3 /
  * 49.1 / 27.6 -> 55.5 / 53.5 / 45.2 / 27.2; the whole encoder 2.185 ->
  * 2.148 ms a pipelined run (session 11 call 1); its K slices: split_count. */
-static const gemm_tile k_small_tile = {8, 8, 4, 8, 16, 0};
+static const wgnn__gemm_tile k_small_tile = {8, 8, 4, 8, 16, 0};
 
-static bool small_tile_ok(const wgnn_context *ctx) {
+const wgnn__gemm_tile wgnn__gemm_big_tile = {16, 16, 8, 8, 8, 0}; /* k_tiles[0] */
+
+bool wgnn__gemm_small_tile_ok(const wgnn_context *ctx) {
     return ctx->limits.maxComputeInvocationsPerWorkgroup >= 64 && ctx->limits.maxComputeWorkgroupSizeX >= 8 &&
            ctx->limits.maxComputeWorkgroupSizeY >= 8;
 }
 
-/* A few rows against a transposed B (linear at decode): the GEMV kernel. */
-#define GEMV_MAX_ROWS 4u
 
 uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per_lane, uint32_t *wg) {
     *wg = wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u);
@@ -102,15 +95,14 @@ static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t 
  * at batch 8 (1576 x 2304 x 768, 234 tiles) 0.196 ms on 64 x 64 -> 0.174;
  * outside the window it lost: 312 tiles (1576 x 3072 x 768) 0.233 ->
  * 0.259, 78 tiles (1576 x 768 x 768) 0.093 -> 0.099. */
-/* the 128 x 128 tile (k_tiles[0]), which the wave plans are made for */
-static bool is_big_tile(const gemm_tile *t) {
+bool wgnn__gemm_is_big_tile(const wgnn__gemm_tile *t) {
     return t->wx == 16 && t->wy == 16 && t->tm == 8 && t->tn == 8 && !t->gemv_mr;
 }
 
 static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
     uint32_t units = ctx->knobs.compute_units;
     if (!units || ctx->knobs.gemm_waves == 0 || has_bias || g->res.buf || g->act != WGNN__ACT_NONE || g->trans_a ||
-        g->pre != WGNN__PRE_NONE || g->m <= SMALL_M || ctx->limits.maxComputeInvocationsPerWorkgroup < 256 ||
+        g->pre != WGNN__PRE_NONE || g->m <= WGNN__GEMM_SMALL_M || ctx->limits.maxComputeInvocationsPerWorkgroup < 256 ||
         ctx->limits.maxComputeWorkgroupSizeX < 16 || ctx->limits.maxComputeWorkgroupSizeY < 16)
         return false;
     uint64_t tiles = ((uint64_t)g->m + 127) / 128 * (((uint64_t)g->n + 127) / 128);
@@ -119,17 +111,17 @@ static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias
     return tiles > units && tiles <= 2ull * units;
 }
 
-static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
+wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
-    if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) {
+    if (g->trans_b && !g->trans_a && g->m <= WGNN__GEMV_MAX_ROWS) {
         /* gemv.wgsl: each lane walks its row in about two steps of four
          * k's (gemv4 sets its own lanes below) */
         uint32_t wg, lanes = wgnn__gemv_lanes(ctx, g->k, 8, &wg);
-        return (gemm_tile){wg, lanes, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
+        return (wgnn__gemm_tile){wg, lanes, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
     }
     if (ctx->knobs.gemm_tile[0]) {
         const uint32_t *t = ctx->knobs.gemm_tile;
-        return (gemm_tile){t[0], t[1], t[2], t[3], t[4], 0};
+        return (wgnn__gemm_tile){t[0], t[1], t[2], t[3], t[4], 0};
     }
     if (g->sk_ts || g->big_tile) return k_tiles[0]; /* a wave plan is made for the 128 x 128 tile alone */
     if (one_wave(ctx, g, has_bias)) return k_tiles[0];
@@ -137,10 +129,10 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
      * least padding and, with split-K, were fastest or within 5% of it in a
      * sweep of 9 tiles x 5 slice counts on the H200 (docs/PERFORMANCE.md;
      * 32 x 64 since session 11, k_small_tile) */
-    if (g->m <= SMALL_M && small_tile_ok(ctx)) return k_small_tile;
+    if (g->m <= WGNN__GEMM_SMALL_M && wgnn__gemm_small_tile_ok(ctx)) return k_small_tile;
     uint32_t most = ctx->limits.maxComputeInvocationsPerWorkgroup;
     for (size_t i = 0; i < sizeof k_tiles / sizeof k_tiles[0]; i++) {
-        const gemm_tile *t = &k_tiles[i];
+        const wgnn__gemm_tile *t = &k_tiles[i];
         if (t->wx * t->wy > most || t->wx > ctx->limits.maxComputeWorkgroupSizeX ||
             t->wy > ctx->limits.maxComputeWorkgroupSizeY)
             continue;
@@ -156,9 +148,9 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
          * 64 output channels: 3.13 ms on 128 x 64 against 2.37 on 64 x 64) */
         uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
         if ((bm > 64 || bn > 64) &&
-            ceil_div(g->m, bm) * bm * ceil_div(g->n, bn) * bn * 4 > (uint64_t)g->m * g->n * 5)
+            wgnn__ceil_div(g->m, bm) * bm * wgnn__ceil_div(g->n, bn) * bn * 4 > (uint64_t)g->m * g->n * 5)
             continue;
-        uint64_t groups = ceil_div(g->m, (uint64_t)t->wy * t->tm) * ceil_div(g->n, (uint64_t)t->wx * t->tn) * g->batch;
+        uint64_t groups = wgnn__ceil_div(g->m, (uint64_t)t->wy * t->tm) * wgnn__ceil_div(g->n, (uint64_t)t->wx * t->tn) * g->batch;
         if (groups >= 512 || i + 1 == sizeof k_tiles / sizeof k_tiles[0]) return *t;
     }
     return k_tiles[2];
@@ -171,9 +163,9 @@ static gemm_tile pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
  * on the smaller tiles it lost: the batch-1 products on 32 x 128 (fc2 197 x
  * 768 x 3072: 0.0529 -> 0.0697 ms) and 1576 x 3072 x 768 (0.2325 ->
  * 0.2695). WGNN_GEMM_DB=0 turns it off, =1 puts it on every tile. */
-static bool double_buffer(const wgnn_context *ctx, const gemm_tile *t) {
+static bool double_buffer(const wgnn_context *ctx, const wgnn__gemm_tile *t) {
     uint64_t bytes = 2ull * t->bk * ((uint64_t)t->wy * t->tm + 4 + (uint64_t)t->wx * t->tn + 4) * 4;
-    bool on = ctx->knobs.gemm_db == 1 || (ctx->knobs.gemm_db != 0 && is_big_tile(t));
+    bool on = ctx->knobs.gemm_db == 1 || (ctx->knobs.gemm_db != 0 && wgnn__gemm_is_big_tile(t));
     return on && bytes <= ctx->limits.maxComputeWorkgroupStorageSize;
 }
 
@@ -184,7 +176,7 @@ typedef struct span {
     uint64_t extent, esz;
 } span;
 
-static uint64_t binding_cap(const wgnn_context *ctx) {
+uint64_t wgnn__gemm_binding_cap(const wgnn_context *ctx) {
     uint64_t cap = ctx->limits.maxStorageBufferBindingSize;
     if (cap > 0xFFFFFFFCull) cap = 0xFFFFFFFCull; /* u32 indices in the shader */
     return cap;
@@ -197,7 +189,7 @@ static void bind_range(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t 
 
 /* Records batches [b0, b0 + cnt) of g, each operand bound from an aligned
  * offset at or below its first element. */
-static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const gemm_tile *t,
+static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const wgnn__gemm_tile *t,
                           const wgnn__gemm *g, uint32_t b0, uint32_t cnt, const span sp[5], bool has_bias) {
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
     uint64_t start[5] = {0}, first[5] = {0}, bytes[5] = {0};
@@ -236,7 +228,7 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
     uint64_t gx, gy;
     if (g->sk_ts) { /* one batch entry, its workgroups counted flat (gemm.wgsl's SK) */
         uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
-        uint64_t tx = ceil_div(g->n, bn), tiles = tx * ceil_div(g->m, bm);
+        uint64_t tx = wgnn__ceil_div(g->n, bn), tiles = tx * wgnn__ceil_div(g->m, bm);
         q.sk_dp = g->sk_dp;
         q.sk_ts = g->sk_ts;
         q.sk_tx = (uint32_t)tx;
@@ -250,13 +242,13 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
         gy = y;
     } else if (t->gemv_mr) {
         uint32_t x, y;
-        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, ceil_div(g->n, t->wx / t->wy), maxd, "gemm", &x, &y);
+        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, wgnn__ceil_div(g->n, t->wx / t->wy), maxd, "gemm", &x, &y);
         if (s != WGNN_OK) return s;
         gx = x;
         gy = y;
     } else {
-        gx = ceil_div(g->n, (uint64_t)t->wx * t->tn);
-        gy = ceil_div(g->m, (uint64_t)t->wy * t->tm);
+        gx = wgnn__ceil_div(g->n, (uint64_t)t->wx * t->tn);
+        gy = wgnn__ceil_div(g->m, (uint64_t)t->wy * t->tm);
     }
     if (gx > maxd || gy > maxd)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
@@ -276,16 +268,16 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
 
 /* Elements a wave-balanced product's tail slices take after C (at C's
  * ldc): sk_ts - 1 copies of the rows from the first tail tile's on. */
-static uint64_t sk_extra(const wgnn__gemm *g, const gemm_tile *t) {
+static uint64_t sk_extra(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
     if (!g->sk_ts) return 0;
-    uint64_t bm = (uint64_t)t->wy * t->tm, tx = ceil_div(g->n, (uint64_t)t->wx * t->tn);
+    uint64_t bm = (uint64_t)t->wy * t->tm, tx = wgnn__ceil_div(g->n, (uint64_t)t->wx * t->tn);
     return (uint64_t)(g->sk_ts - 1) * (g->m - g->sk_dp / tx * bm) * g->ldc;
 }
 
 /* g with everything fitting one binding per batch entry. */
-static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const gemm_tile *t,
+static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const wgnn__gemm_tile *t,
                                 const wgnn__gemm *g, bool has_bias) {
-    uint64_t cap = binding_cap(ctx);
+    uint64_t cap = wgnn__gemm_binding_cap(ctx);
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
     bool has_res = g->res.buf != NULL;
     span sp[5] = {
@@ -327,355 +319,9 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
     return WGNN_OK;
 }
 
-/* ---- split-K ------------------------------------------------------------------
- * A product with few output tiles (small M and N, long K: a ViT block at
- * batch 1, a row vector times a matrix) leaves most of a large GPU idle.
- * Then K is cut into S slices run as S batch entries of the same kernel
- * (a slice is an offset along K: batch strides do it), each writing its
- * partial product (alpha applied) to scratch; gemm_reduce.wgsl sums them in
- * order and applies the bias and activation. */
-
-#define REDUCE_PARAMS(X, S)                                                                       \
-    X(S, u32, m) X(S, u32, n) X(S, u32, s) X(S, u32, ldc) X(S, u32, c_off) X(S, u32, bias_off)    \
-    X(S, u32, bias_rs) X(S, u32, bias_cs) X(S, f32, beta) X(S, u32, res_off) X(S, u32, ldr)        \
-    X(S, u32, t_m0) X(S, u32, t_dp) X(S, u32, t_n) X(S, u32, t_tx) X(S, u32, t_bm) X(S, u32, t_bn)        \
-    X(S, u32, n_groups) X(S, u32, y_off) X(S, f32, eps) X(S, f32, count) /* gemm_reduce_ln's */
-WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
-WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
-
-#define SPLIT_MIN_SLICE 128u  /* K values per slice, at least */
-#define SPLIT_TARGET_GROUPS 512u
-#define BIAS_PASS 0x10000u  /* flag in split_count's result: one slice, bias in gemm_reduce */
-#define WAVE_WIDE 0x20000u  /* flag in split_count's result: a wave plan's product, not a bias pass's */
-
-static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias);
-
-/* Slices for g: 1 (no split) unless the problem is one product with few
- * tiles, its K long enough, and its output and bias bindable whole. */
-static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
-    if (g->batch != 1 || !g->c.buf || (has_bias && !g->bias.buf)) return 1;
-    uint64_t cap = binding_cap(ctx);
-    if (wgpuBufferGetSize(g->c.buf) > cap || (has_bias && wgpuBufferGetSize(g->bias.buf) > cap) ||
-        (g->res.buf && wgpuBufferGetSize(g->res.buf) > cap))
-        return 1;
-    return split_count_shape(ctx, g, has_bias);
-}
-
-/* split_count for g's shape, its buffers taken to fit one binding each */
-static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
-    if (g->batch != 1) return 1;
-    if (g->trans_b && !g->trans_a && g->m <= GEMV_MAX_ROWS) return 1; /* the GEMV kernel */
-    if (ctx->knobs.gemm_split >= 1) {
-        uint32_t s = (uint32_t)ctx->knobs.gemm_split;
-        while (s > 1 && g->k % s) s--;
-        return s;
-    }
-    /* a large product with a bias: the plain product on the 128 x 128
-     * tile into scratch, then the bias pass (one "slice"), beats the 64 x 64
-     * tile with the bias (addmm 4096^3 on the H200: 5.0 ms on 64 x 64,
-     * 3.85 ms for the plain product) */
-    if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
-        ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS)
-        return ctx->knobs.gemm_bias_init == 1 ? 1 : 1 | BIAS_PASS;
-    /* fewer 128 x 128 tiles than that, but still a few waves of them, and a
-     * long K: four K slices on that tile, the bias in the reduce. ViT-B/16's
-     * fc2 at batch 32 (6304 x 768 x 3072) on the H200: 0.961 -> 0.883 ms
-     * (two slices: 0.994; its out projection, K = 768, got slower split:
-     * 0.258 -> 0.314, docs/PERFORMANCE.md) */
-    if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
-        ceil_div(g->m, 128) * ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS / 2 && g->k >= 2048 && g->k % 4 == 0)
-        return 4;
-    /* where the compute units are known, a product with a bias and more
-     * than 256 rows that gives a wave or more of 128 x 128 tiles (two a
-     * compute unit), counting up to 8 K slices of 128 or more, takes the
-     * bias pass and the wave plan too: ViT-B/16's out projection at batch
-     * 32 (6304 x 768 x 768, 300 tiles) 0.236 -> 0.222 ms on the H200 (264
-     * whole, 36 in 3 K slices), against the 128 x 64 tile with the bias in
-     * it (docs/PERFORMANCE.md, session 7) */
-    uint64_t t128 = ceil_div(g->m, 128) * ceil_div(g->n, 128);
-    uint64_t smax = g->k / SPLIT_MIN_SLICE < 8 ? g->k / SPLIT_MIN_SLICE : 8;
-    if (ctx->knobs.gemm_waves != 0 && has_bias && !g->trans_a && ctx->knobs.compute_units && g->m > SMALL_M &&
-        ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 && t128 * 128 * 128 * 4 <= (uint64_t)g->m * g->n * 5 &&
-        t128 * (smax > 1 ? smax : 1) >= 2ull * ctx->knobs.compute_units)
-        return 1 | BIAS_PASS | WAVE_WIDE;
-    /* tiles of the kernel small problems get: for few rows k_small_tile
-     * (32 x 64), at most 768 of its workgroups and 8 slices, else 64 x 64,
-     * at least SPLIT_TARGET_GROUPS / 2. The small tile runs 9 workgroups
-     * an SM on the H200 (101 registers): past 1188 a product takes a
-     * second wave. Its slices at ViT-B/16's batch 1 (M = 197, session 11
-     * call 2, us): fc1 (K = 768) S = 4 55.3, 3 52.9, 2 53.1; q|k|v (K =
-     * 768) S = 6 45.2, 4 42.7, 3 41.4; fc2 (K = 3072) S = 6, 8, 12 53.0,
-     * 53.9, 53.1; the out projection S = 3, 6 25.6, 25.9. */
-    bool small = g->m <= SMALL_M && small_tile_ok(ctx);
-    uint64_t groups = small ? ceil_div(g->m, 32) * ceil_div(g->n, 64) : ceil_div(g->m, 64) * ceil_div(g->n, 64);
-    uint32_t target = small ? 768u : SPLIT_TARGET_GROUPS, most = small ? 8u : 64u;
-    if (groups >= target / 2 || g->k < 2 * SPLIT_MIN_SLICE) return 1;
-    uint32_t want = (uint32_t)(small ? target / groups : ceil_div(target, groups)), best = 1;
-    for (uint32_t s = 2; s <= want && s <= most && g->k / s >= SPLIT_MIN_SLICE; s++)
-        if (g->k % s == 0) best = s;
-    return best;
-}
-
-/* ---- wave plan ----------------------------------------------------------------
- * A GPU runs a product's workgroups in waves. On the H200 (132 SMs) the
- * 128 x 128 tile runs two workgroups an SM, and a last wave that leaves at
- * most one on each SM takes about half a wave (one keeps an SM about as
- * busy as two), so a product's time goes in steps of half a wave: mm
- * 5632 x 3072 x 768 (1056 tiles, 8 x 132) 0.648 ms, 5760 and 6272 rows
- * (1080 and 1176 tiles) 0.72, 6304 rows (1200 tiles, 9.09 x 132) 0.783
- * (docs/PERFORMANCE.md, session 7). Where the GPU's compute units are known
- * (knobs.compute_units), a product on that tile that goes through
- * gemm_reduce anyway (a bias pass or split-K) takes the slicing with the
- * fewest modelled waves: S uniform K slices, or its first tiles whole and
- * the last few (fewer than the units) in ts K slices each, one workgroup
- * an SM in a short last wave (gemm.wgsl's SK). The model also counts the
- * reduce's reads of every slice past the first. ViT-B/16's fc2 at batch 32
- * (6304 x 768 x 3072) measured 0.877 / 0.807 / 0.767 / 0.815 / 0.794 ms in
- * 1 / 2 / 3 / 4 / 6 slices, the model's order exactly (and 4 first at
- * SigLIP's 6272 rows, as measured). */
-typedef struct wave_plan {
-    uint32_t s;      /* uniform K slices (1: the bias pass alone) */
-    uint32_t dp, ts; /* ts > 0 (then s = 1): tiles below dp whole, the rest in ts K slices */
-    bool big;        /* planned on the 128 x 128 tile (else: split_count's plan as it was) */
-} wave_plan;
-
-#define WAVE_MIN_TILES 2u       /* K tiles in a tail slice, at least */
-#define WAVE_MAX_TS 16u         /* tail slices, at most */
-#define WAVE_FLOP_PER_BYTE 13.0 /* the tile's FLOP rate over the reduce's read rate (H200: ~40 TFLOP/s, ~3 TB/s) */
-
-/* waves (of two workgroups on each of `units`) that `wgs` workgroups take */
-static double waves(uint64_t wgs, uint32_t units) {
-    uint64_t full = wgs / (2ull * units), rem = wgs % (2ull * units);
-    return (double)full + (rem == 0 ? 0.0 : rem <= units ? 0.5 : 1.0);
-}
-
-/* g split in s uniform K slices as plan_split records it (batch entries) */
-static wgnn__gemm sliced(const wgnn__gemm *g, uint32_t s) {
-    wgnn__gemm h = *g;
-    h.batch = s;
-    h.k = g->k / s;
-    h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
-    h.res = (wgnn__gemm_operand){NULL, -1, 0, 0};
-    h.c = (wgnn__gemm_operand){NULL, 0, 0, 0};
-    h.ln_y = (wgnn__gemm_operand){NULL, -1, 0, 0};
-    return h;
-}
-
-/* The plan for g, which split_count gave s0 slices (1: a bias pass). In
- * waves of whole-K tiles: s slices cost waves(T s) / s plus p (s - 1) for
- * the reduce's reads, p = (T / units) (FLOP per byte) / K; the tail plan
- * q / 2 + 1 / (2 ts) + p (ts - 1) r / T (q = T / units whole rounds of
- * tiles, r the rest). A plan other than s0's is taken when it is 3% less. */
-static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s0, bool wide) {
-    wave_plan w = {s0, 0, 0, false};
-    uint32_t units = ctx->knobs.compute_units;
-    if (!units || ctx->knobs.gemm_split >= 1 || ctx->knobs.gemm_waves == 0 || g->batch != 1) return w;
-    wgnn__gemm h0 = sliced(g, s0);
-    gemm_tile t = pick_tile(ctx, &h0);
-    bool big = is_big_tile(&t);
-    if (!big && !(wide && !ctx->knobs.gemm_tile[0])) return w; /* the model is the 128 x 128 tile's */
-    if (!big) t = k_tiles[0];
-    /* A and B must each fit one binding (no row splits) */
-    uint64_t room = binding_cap(ctx) / 4 - 64;
-    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k;
-    uint64_t b_ext = g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
-    if (a_ext > room || b_ext * (g->b_f16 ? 2u : 4u) / 4u > room) return w;
-    uint64_t bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn;
-    uint64_t tiles = ceil_div(g->m, bm) * ceil_div(g->n, bn), ktiles = ceil_div(g->k, t.bk);
-    double p = (double)tiles / units * WAVE_FLOP_PER_BYTE / g->k;
-    double c0 = waves(tiles * s0, units) / s0 + p * (s0 - 1), best = c0;
-    wave_plan pick = {s0, 0, 0, true};
-    for (uint32_t s = 1; s <= 8; s++) {
-        if (s == s0 || g->k % s || (s > 1 && (g->k / s < SPLIT_MIN_SLICE || (g->k / s) % 4))) continue;
-        double c = waves(tiles * s, units) / s + p * (s - 1);
-        if (c < best) best = c, pick = (wave_plan){s, 0, 0, true};
-    }
-    uint64_t q = tiles / units, r = tiles % units;
-    if (q >= 1 && r > 0) {
-        uint64_t ts = units / r;
-        if (ts > ktiles / WAVE_MIN_TILES) ts = ktiles / WAVE_MIN_TILES;
-        if (ts > WAVE_MAX_TS) ts = WAVE_MAX_TS;
-        double c = q / 2.0 + 0.5 / (double)ts + p * (double)(ts - 1) * r / tiles;
-        if (ts >= 2 && c < best) best = c, pick = (wave_plan){1, (uint32_t)(q * units), (uint32_t)ts, true};
-    }
-    return wide || best < 0.97 * c0 ? pick : w;
-}
-
-bool wgnn__gemm_bias_pass_alone(const wgnn_context *ctx, uint32_t m, uint32_t n, uint32_t k, bool trans_b, bool b_f16) {
-    wgnn__gemm g = {.m = m, .n = n, .k = k, .batch = 1, .lda = k, .ldb = trans_b ? k : n, .ldc = n, .bias_cs = 1,
-                    .trans_b = trans_b, .b_f16 = b_f16, .alpha = 1, .beta = 1};
-    g.bias.scratch = g.res.scratch = -1;
-    uint32_t sk = split_count_shape(ctx, &g, true);
-    bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;
-    sk &= ~(BIAS_PASS | WAVE_WIDE);
-    if (!bias_pass) return false;
-    wave_plan w = wave_choose(ctx, &g, sk, wide);
-    if ((wide && !w.big) || w.s != 1 || w.ts != 0) return false;
-    /* and the product without its bias on the same tile: a wide plan moves
-     * a product with a bias onto the 128 x 128 tile, a plain one stays on a
-     * smaller tile (ViT-B/16's q|k|v at batch 8 on the H200: 0.185 ms with
-     * the bias pass, 0.196 plain on 64 x 64) */
-    wgnn__gemm plain = sliced(&g, 1);
-    gemm_tile t = pick_tile(ctx, &plain);
-    return !wide || is_big_tile(&t);
-}
-
-/* gemm_reduce_ln.wgsl's shape for g's rows, when it takes them (a
- * LayerNorm asked for, rows of whole quads, every binding within the
- * device's limits, a row's quads in K <= 8 registers a thread): L lanes a
- * row (about 4 quads each, as reduce_rows), R rows a workgroup of up to
- * 256 threads, fewer where the rows would not make two workgroups a
- * compute unit (ViT-B/16 at batch 1: 197 rows). */
-typedef struct ln_shape {
-    uint32_t l, r, k, sg;
-} ln_shape;
-
-static bool ln_fused_shape(const wgnn_context *ctx, const wgnn__gemm *g, bool v4, ln_shape *o) {
-    const WGPULimits *lim = &ctx->limits;
-    if (!g->ln_y.buf || !v4 || g->ldc != g->n || g->ln_y.off % 4 || lim->maxStorageBuffersPerShaderStage < 7 ||
-        wgpuBufferGetSize(g->ln_y.buf) > binding_cap(ctx))
-        return false;
-    uint32_t most = lim->maxComputeInvocationsPerWorkgroup < lim->maxComputeWorkgroupSizeX
-                        ? lim->maxComputeInvocationsPerWorkgroup
-                        : lim->maxComputeWorkgroupSizeX;
-    /* lanes: the fewest quads a lane (K) with at most 256 lanes a row, a
-     * power of 2 or (past one subgroup) whole subgroups of them. One quad a
-     * lane (768 values: 192 lanes) against 3 (64 lanes): ViT-B/16's out
-     * projection with its norm at batch 32 on the H200 0.2361 against
-     * 0.2464 ms, at batch 1 0.0280 against 0.0301 (docs/PERFORMANCE.md,
-     * session 10) */
-    uint32_t nq = g->n / 4, l = 0, k = 0;
-    uint32_t sg0 = wgnn__row_lanes_subgroup(ctx, 2, 1024); /* the adapter's fixed subgroup size, or 0 */
-    for (uint32_t kk = 1; kk <= 8 && !l; kk++) {
-        uint32_t want = (nq + kk - 1) / kk, c = 1;
-        if (sg0 && want > sg0) c = (want + sg0 - 1) / sg0 * sg0;
-        else
-            while (c < want) c *= 2;
-        if (c <= 256 && c <= most) l = c, k = kk;
-    }
-    if (ctx->knobs.ln_lanes && ctx->knobs.ln_lanes <= most) l = ctx->knobs.ln_lanes, k = (nq + l - 1) / l;
-    if (!l || k * 4 > 32) return false;
-    uint32_t r = l < 256 ? 256 / l : 1, target = ctx->knobs.compute_units ? 2 * ctx->knobs.compute_units : 0;
-    while (r > 1 && ((uint64_t)l * r > most || ceil_div(g->m, r) < target)) r /= 2;
-    uint32_t sg = wgnn__row_lanes_subgroup(ctx, l, l * r);
-    /* common/row_reduce: a power of 2 lanes, or whole subgroups of them */
-    if ((l & (l - 1)) && !(sg && l % sg == 0)) return false;
-    *o = (ln_shape){l, r, k, sg};
-    return true;
-}
-
-/* *skipped: nothing recorded, the plain route must run (the partials do
- * not fit a binding, or the plan has no scratch slot left). *ln_done: g's
- * LayerNorm (ln_y) written by the reduce too. */
-static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, wave_plan w, bool has_bias,
-                              bool *skipped, bool *ln_done) {
-    uint64_t mn = (uint64_t)g->m * g->n, bytes;
-    uint32_t s_count = w.s;
-    /* the tail's slices past the first: [ts - 1][rows from t_m0][n] after the partials */
-    uint32_t t_bm = 128, t_bn = 128, t_tx = 0, t_m0 = 0;
-    uint64_t extra = 0;
-    if (w.ts) {
-        wgnn__gemm h = sliced(g, 1);
-        h.sk_dp = w.dp, h.sk_ts = w.ts;
-        gemm_tile t = pick_tile(ctx, &h);
-        t_bm = t.wy * t.tm;
-        t_bn = t.wx * t.tn;
-        t_tx = (uint32_t)ceil_div(g->n, t_bn);
-        t_m0 = w.dp / t_tx * t_bm;
-        extra = (uint64_t)(w.ts - 1) * (g->m - t_m0) * g->n;
-    }
-    *skipped = true;
-    if (!wgnn__mul_u64(mn * 4, s_count, &bytes) || bytes + extra * 4 > binding_cap(ctx)) return WGNN_OK;
-    bytes += extra * 4;
-    int sc = wgnn__plan_scratch(p, bytes);
-    if (sc < 0) return WGNN_OK;
-    *skipped = false;
-    uint32_t kc = g->k / s_count;
-    wgnn__gemm h = *g;
-    h.batch = s_count;
-    h.k = kc;
-    h.a.bs = g->trans_a ? (uint64_t)kc * g->lda : kc;
-    h.b.bs = g->trans_b ? kc : (uint64_t)kc * g->ldb;
-    h.sk_dp = w.dp;
-    h.sk_ts = w.ts;
-    h.big_tile = w.big;
-    h.c = (wgnn__gemm_operand){NULL, sc, 0, mn};
-    h.ldc = g->n;
-    h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
-    h.res = (wgnn__gemm_operand){NULL, -1, 0, 0};
-    h.beta = 0;
-    h.act = WGNN__ACT_NONE;
-    h.ln_y = (wgnn__gemm_operand){NULL, -1, 0, 0};
-    wgnn_status s = wgnn__gemm_plan(ctx, p, &h);
-    if (s != WGNN_OK) return s;
-
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
-    /* quads of a row a thread where every row, offset and stride allows */
-    bool v4 = g->n % 4 == 0 && g->ldc % 4 == 0 && g->c.off % 4 == 0 &&
-              (!g->res.buf || (g->ldr % 4 == 0 && g->res.off % 4 == 0));
-    ln_shape ls;
-    bool ln = ln_fused_shape(ctx, g, v4, &ls);
-    if (ln) wg = ls.l * ls.r;
-    char pre[2048], lnc[320] = "";
-    if (ln)
-        snprintf(lnc, sizeof lnc, "const L: u32 = %uu;\nconst R: u32 = %uu;\nconst K: u32 = %uu;\nconst SG: u32 = %uu;\n%s",
-                 ls.l, ls.r, ls.k, ls.sg, wgnn__lanes_reduce_wgsl(ls.sg));
-    snprintf(pre, sizeof pre,
-             "%s%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n%s%s",
-             ln && ls.sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false",
-             g->res.buf ? "true" : "false", (unsigned)g->act, lnc,
-             v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
-                  "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
-                  "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
-                  "BIAS[b + 3u * c]); }\n"
-                : "const V: u32 = 1u;\nalias ET = f32;\n"
-                  "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
-                  "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n");
-    const wgnn__pipe *pipe;
-    if ((s = wgnn__pipeline(ctx, ln ? "gemm_reduce_ln" : "gemm_reduce", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
-    reduce_params q = {g->m,
-                       g->n,
-                       s_count,
-                       (uint32_t)g->ldc,
-                       (uint32_t)g->c.off,
-                       has_bias ? (uint32_t)g->bias.off : 0,
-                       (uint32_t)g->bias_rs,
-                       (uint32_t)g->bias_cs,
-                       g->beta,
-                       (uint32_t)g->res.off,
-                       (uint32_t)g->ldr,
-                       t_m0,
-                       w.dp,
-                       w.ts ? w.ts - 1 : 0,
-                       t_tx,
-                       t_bm,
-                       t_bn,
-                       ln ? (uint32_t)ceil_div(g->m, ls.r) : 0,
-                       ln ? (uint32_t)g->ln_y.off : 0,
-                       g->ln_eps,
-                       (float)g->n};
-    uint32_t gx, gy;
-    if ((s = wgnn__compute_2d_workgroup_count(ctx, ln ? q.n_groups : ceil_div(mn / (v4 ? 4 : 1), wg),
-                                              ctx->limits.maxComputeWorkgroupsPerDimension, "gemm", &gx, &gy)) != WGNN_OK)
-        return s;
-    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
-    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind_scratch(d, (uint32_t)sc, 0, bytes);
-    wgnn__plan_bind(d, g->c.buf, 0, 0);
-    wgnn__plan_bind(d, has_bias ? g->bias.buf : wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
-    wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, g->res.buf, false), 0, 0);
-    if (ln) {
-        wgnn__plan_bind(d, g->ln_y.buf, 0, 0);
-        wgnn__plan_bind(d, g->ln_w, 0, 0);
-        wgnn__plan_bind(d, g->ln_b, 0, 0);
-    }
-    *ln_done = ln;
-    return WGNN_OK;
-}
-
 /* 16-byte loads when every row and offset of A and W is a multiple of 4
  * elements (shaders/gemv4.wgsl) */
-static bool gemv4_ok(const wgnn__gemm *g, const gemm_tile *t) {
+static bool gemv4_ok(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
     return t->gemv_mr && g->k % 4 == 0 && g->lda % 4 == 0 && g->ldb % 4 == 0 && g->a.off % 4 == 0 &&
            g->b.off % 4 == 0 && g->a.bs % 4 == 0 && g->b.bs % 4 == 0;
 }
@@ -687,7 +333,7 @@ static wgnn_status plan_pre_pass(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
     if (g->batch != 1 || g->trans_a || g->lda != row)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: a prologue needs one batch of contiguous rows of A");
     uint64_t bytes = (uint64_t)g->m * g->k * 4u;
-    int sc = bytes <= binding_cap(ctx) ? wgnn__plan_scratch(p, bytes) : -1;
+    int sc = bytes <= wgnn__gemm_binding_cap(ctx) ? wgnn__plan_scratch(p, bytes) : -1;
     if (sc < 0)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "linear: the %s input (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu)",
@@ -760,36 +406,21 @@ wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *
 /* g's product, its LayerNorm too where the reduce writes it (*ln_done) */
 static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *ln_done) {
     if (g->pre != WGNN__PRE_NONE) {
-        gemm_tile t = pick_tile(ctx, g);
+        wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
         bool fused = gemv4_ok(g, &t) && g->batch == 1 && !g->trans_a;
         if (!fused) {
             *ln_done = true; /* the product on the normalized rows goes through wgnn__gemm_plan, LayerNorm and all */
             return plan_pre_pass(ctx, p, g);
         }
     }
-    {
-        bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
-        uint32_t sk = split_count(ctx, g, hb);
-        bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;
-        sk &= ~(BIAS_PASS | WAVE_WIDE);
-        /* offsets and strides of the partial products must stay u32 */
-        if ((sk > 1 || bias_pass) && g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull &&
-            g->res.off <= 0xFFFFFFFFull && g->ldr <= 0xFFFFFFFFull &&
-            (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
-            (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull) {
-            /* a product moved onto the 128 x 128 tile for a wave plan that
-             * then makes none goes the plain route (its tile and bias) */
-            wave_plan w = wave_choose(ctx, g, sk, wide);
-            bool skipped = true;
-            wgnn_status s = wide && !w.big ? WGNN_OK : plan_split(ctx, p, g, w, hb, &skipped, ln_done);
-            if (!skipped || s != WGNN_OK) return s;
-        }
-    }
+    bool split = false;
+    wgnn_status s0 = wgnn__gemm_plan_split(ctx, p, g, &split, ln_done);
+    if (s0 != WGNN_OK || split) return s0;
     if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
         g->bias_cs > 0xFFFFFFFFull || g->ldr > 0xFFFFFFFFull)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
-    gemm_tile t = pick_tile(ctx, g);
+    wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
     char pre[4096];
     /* gemv4: each lane walks its row of k / 4 pieces in at most two steps
      * of U pieces (U in flight a lane, WGNN_GEMV_UNROLL) */
@@ -861,7 +492,7 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     /* does one batch entry fit a binding (with room to start it at an
      * aligned offset)? if not, split rows of A and C */
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
-    uint64_t room = binding_cap(ctx) / 4, slack = align / 4 + 1;
+    uint64_t room = wgnn__gemm_binding_cap(ctx) / 4, slack = align / 4 + 1;
     room = room > slack ? room - slack : 0;
     uint64_t a_row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
     uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + a_row;

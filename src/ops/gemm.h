@@ -110,4 +110,35 @@ void wgnn__linear_inputs(const wgnn__node *n, int *bias, int *norm, int *res, in
  * after the n_fixed inputs; kname names k in the message. */
 wgnn_status wgnn__linear_norm_weight_check(wgnn__node *n, int at, int n_fixed, int64_t k, const char *kname);
 
+/* ---- between gemm.c (tiles, the product's kernels) and gemm_split.c
+ * (K slices, wave plans, the reduce pass) ---- */
+
+static inline uint64_t wgnn__ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* A register tile of gemm.wgsl: WX x WY threads, TM x TN values each, K
+ * tiles of BK; gemv_mr > 0: shaders/gemv.wgsl with this many rows (wx =
+ * threads, wy = lanes a column). */
+typedef struct wgnn__gemm_tile {
+    uint32_t wx, wy, tm, tn, bk;
+    uint32_t gemv_mr;
+} wgnn__gemm_tile;
+
+#define WGNN__GEMM_SMALL_M 256u /* products of at most this many rows take the small-M tile (gemm.c) */
+#define WGNN__GEMV_MAX_ROWS 4u  /* a few rows against a transposed B (linear at decode): the GEMV kernel */
+
+/* the 128 x 128 tile, which the wave plans are made for */
+extern const wgnn__gemm_tile wgnn__gemm_big_tile;
+/* the tile g runs on (gemm.c: measured on the H200, or WGNN_GEMM_TILE) */
+wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *g);
+bool wgnn__gemm_is_big_tile(const wgnn__gemm_tile *t);
+/* whether the device takes the small-M tile (32 x 64 at 64 threads) */
+bool wgnn__gemm_small_tile_ok(const wgnn_context *ctx);
+/* the largest binding the kernels index (u32 element indices) */
+uint64_t wgnn__gemm_binding_cap(const wgnn_context *ctx);
+
+/* gemm_split.c: g through K slices or a bias pass and a reduce, where its
+ * shape asks for that; *split false: nothing recorded, the plain route
+ * runs it. *ln_done: g's LayerNorm (ln_y) written by the reduce too. */
+wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done);
+
 #endif /* WGNN_GEMM_H */
