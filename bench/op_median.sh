@@ -2,6 +2,7 @@
 # one line per `wgnn bench op` case, its median (and --check's verdict).
 #   op_env LABEL [VAR=value ...] -- OP ARGS...     ./build/wgnn with those variables set
 #   op_bin LABEL BINARY -- OP ARGS...              another binary (e.g. build/old/wgnn)
+#   vit_products M [VAR=value ...]                 ViT-B/16's four block products at M rows
 # --iters 20 --warmup 3 unless ARGS repeat them (the last wins).
 op_median_run() { # binary env-assignments... -- op args
   local bin=$1; shift; local envs=()
@@ -23,4 +24,17 @@ op_bin() {
   local label=$1 bin=$2; shift 2
   printf "%-8s %-16s " "$label" "$bin"
   op_median_run "$bin" "$@"
+}
+# vit_products M [VAR=value ...]: ViT-B/16's four block products at M rows
+# (197 = batch 1, 6304 = batch 32) as the graph runs them (fc1 with bias and
+# GELU; fc2 and the out projection with the residual and the LayerNorm in
+# the reduce; q|k|v with its bias), one op_env line each.
+vit_products() {
+  local M=$1; shift
+  op_env "fc1" "$@" -- addmm --in-shape f32:3072 --in-shape f32:$M,768 --in-shape f32:768,3072 --arg activation=gelu
+  op_env "fc2" "$@" -- addmm --in-shape f32:768 --in-shape f32:$M,3072 --in-shape f32:3072,768 --in-shape f32:$M,768 \
+    --in-shape f32:768 --in-shape f32:768 --arg residual=true --arg layer_norm=true
+  op_env "qkv" "$@" -- addmm --in-shape f32:2304 --in-shape f32:$M,768 --in-shape f32:768,2304
+  op_env "out" "$@" -- addmm --in-shape f32:768 --in-shape f32:$M,768 --in-shape f32:768,768 --in-shape f32:$M,768 \
+    --in-shape f32:768 --in-shape f32:768 --arg residual=true --arg layer_norm=true
 }
