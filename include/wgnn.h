@@ -93,7 +93,9 @@ typedef struct wgnn_context_options {
     /* 1: prefer the low-power adapter when no adapter is named. */
     int low_power;
     /* Longest wait on the GPU (adapter and device requests, submits, maps).
-     * 0 means the default, 60000 ms. */
+     * 0 means the default: 60000 ms, or 600000 ms on a CPU adapter (a
+     * software Vulkan such as lavapipe compiles a kernel when it first runs
+     * it, tens of seconds for the large ones). */
     uint32_t timeout_ms;
     /* 1: do not request shader-f16 / subgroups even when offered (testing). */
     int disable_optional_features;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define WGNN__DEFAULT_TIMEOUT_MS 60000u
+#define WGNN__DEFAULT_CPU_TIMEOUT_MS 600000u /* CPU adapters: see wgnn_context_create */
 #define WGNN__MAX_ADAPTERS 16
 
 /* ---- adapters ------------------------------------------------------------ */
@@ -468,6 +469,12 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
     ctx->adapter = s.ad[pick];
     s.ad[pick] = NULL;
     ctx->info = s.info[pick];
+    /* A CPU adapter (lavapipe) compiles a kernel when it first runs it: the
+     * large fused-attention variants take 20-45 s each on a 2-core machine,
+     * past 60 s under load (CI's test_sdpa, session 12). The default wait
+     * there is ten times longer. */
+    if (!o.timeout_ms && strcmp(ctx->info.type, "CPU") == 0)
+        ctx->timeout_ns = (uint64_t)WGNN__DEFAULT_CPU_TIMEOUT_MS * 1000000u;
 
     if (wgpuAdapterGetLimits(ctx->adapter, &ctx->limits) != WGPUStatus_Success) {
         st = wgnn__err(ctx, WGNN_ERR_NO_ADAPTER, "could not read the limits of adapter \"%s\"", ctx->info.name);

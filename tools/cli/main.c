@@ -29,7 +29,7 @@ static const char k_usage_main[] =
     "global options (before the command):\n"
     "  --adapter X       adapter index or case-insensitive name substring\n"
     "                    (default: $WGNN_ADAPTER, else the high-performance adapter)\n"
-    "  --timeout-ms N    longest wait on the GPU, default 60000\n"
+    "  --timeout-ms N    longest wait on the GPU, default 60000 (600000 on a CPU adapter)\n"
     "\n"
     "`wgnn <command> --help` describes a command.\n"
     "exit status: 0 ok, 1 failure, 2 usage error, 3 --check found a mismatch\n";
