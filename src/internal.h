@@ -58,6 +58,7 @@ typedef struct wgnn__knobs {
     int fused_lean;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('l': the LEAN kernel variant) */
     int fused_qg;             /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('q': LEAN reads Q from global memory) */
     int fused_swz;            /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('w': unpadded, swizzled workgroup memory) */
+    uint32_t fused_cunroll;   /* WGNN_FUSED_FLAGS 'cN': LEAN's P.V unroll (1..64, power of 2); 0 default */
     uint32_t fused_unroll;    /* WGNN_FUSED_FLAGS 'uN': LEAN's unroll (1..32, power of 2); 0 default */
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
     int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */

@@ -394,6 +394,9 @@ static void read_knobs(wgnn__knobs *k) {
         const char *u = strchr(fl, 'u');
         int un = u ? atoi(u + 1) : 0;
         if (un >= 1 && un <= 32 && (un & (un - 1)) == 0) k->fused_unroll = (uint32_t)un;
+        const char *cu = strchr(fl, 'c');
+        int cn = cu ? atoi(cu + 1) : 0;
+        if (cn >= 1 && cn <= 64 && (cn & (cn - 1)) == 0) k->fused_cunroll = (uint32_t)cn;
     }
     env = getenv("WGNN_FUSED_SPLIT");
     if (env && atoi(env) > 0) k->fused_split = (uint32_t)atoi(env);

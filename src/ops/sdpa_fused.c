@@ -76,7 +76,8 @@ static uint64_t padded_rows(uint64_t s_q, uint64_t br) { return (s_q + br - 1) /
  * (lavapipe) small tiles first. WGNN_FUSED_TILE=TYxTXxKExRG puts a tile
  * first, for tuning; WGNN_FUSED_FLAGS with 'l' takes the kernel's LEAN
  * variant (its tile then also from this list, or the knob), 'uN' its
- * unroll (default 4), 'q' with 'l' its Q read from global memory (QG; not
+ * unroll (default 4; the long-sequence tiles' own below), 'cN' its P.V
+ * loop's (default 4 x the unroll, at most 16), 'q' with 'l' its Q read from global memory (QG; not
  * with sdpa_qkvpacked's bias), 'w' the swizzled layout without padding
  * (SWZ; D/4 a multiple of 8). S_q: a GPU starts at the 32-row tile where the
  * 64-row one pads S_q by over a tenth. */
@@ -176,7 +177,14 @@ static bool fused_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg 
         if (ctx->knobs.fused_sacc >= 0) c->sacc = ctx->knobs.fused_sacc != 0;
         uint32_t u = ctx->knobs.fused_unroll ? ctx->knobs.fused_unroll : i == 0 && long_swz ? 4 : lean_long ? 8 : 4;
         c->ju = lean ? pow2_divisor(d4, u) : d4;
-        c->cu = lean ? pow2_divisor(ke * tx, u) : ke * tx;
+        /* the P.V loop unrolled 4u times, at most 16 (the score loop's
+         * unroll doubled instead lost: session 12 call 10). The H200, call
+         * 11, two rounds, CU = 4 / 8 / 16 / 32: (1,12,4096,4096,64) 1.790 /
+         * 1.742 / 1.713 / 2.103 ms, (1,16,16384,16384,64) 37.20 / 36.15 /
+         * 35.47 / 41.0; (4,16,4096,4096,128) CU = 8 / 16 / 32: 20.10 /
+         * 19.93 / 22.51; registers unchanged (248, 255) */
+        uint32_t cu = ctx->knobs.fused_cunroll ? ctx->knobs.fused_cunroll : 4 * u < 16 ? 4 * u : 16;
+        c->cu = lean ? pow2_divisor(ke * tx, cu) : ke * tx;
         return true;
     }
     return false;
