@@ -5,8 +5,9 @@
 // true), D4 (= D / 4), KE (keys per thread, 1, 2 or 4), RG
 // (row groups of 4 per thread, 1 or 2), OJ (= ceil(D4 / TX)), PF
 // (prefetched vec4s per thread), SRN and SWZ (the layout of workgroup
-// memory, below), and the LEAN variant's LEAN, JU, CU, QG (below); the aliases IN4 (four elements of q, k, v:
-// vec4<f32>, or vec2<u32> holding four float16 halves) and OUT4 (four
+// memory, below), and the LEAN variant's LEAN, JU, CU, QG (below); the
+// aliases IN4 (four elements of q, k, v: vec4<f32>, or vec2<u32> holding
+// four float16 halves) and OUT4 (four
 // elements of out) with ld4(IN4) -> vec4<f32> and st4(vec4<f32>) -> OUT4
 // (pack2x16float / unpack2x16float for float16: no shader-f16 needed; f32
 // partials when SPLIT); accumulation is f32 either way. It also defines
@@ -36,10 +37,10 @@
 // memory (SRN = 0). Otherwise SRN = RG * TY * TX.
 //
 // QG (LEAN only, no QBIAS): the score loop reads Q from q itself (global
-// memory, through the L1 cache) instead of a staged sQ, which then takes one
-// vec4; the scores are scaled after the loop. It frees RM * TY * (D4 + 1)
-// vec4 of workgroup memory, so that 64-row tiles fit at D = 128 (fewer
-// re-reads of K and V from L2) and more workgroups fit an SM.
+// memory, through the L1 cache) instead of a staged sQ, which then takes no
+// workgroup memory; the scores are scaled after the loop. That frees
+// RM * TY * (D4 + 1) vec4, so that 128-row tiles fit at D = 128 (K and V
+// re-read from L2 a quarter as often as with 32-row tiles).
 //
 // QBIAS (row sdpa_qkvpacked with the q|k|v projection's bias, qkv_bias4(i):
 // vec4 i of it, [3][H][D4]): q's bias is added as Q is staged, k's drops
