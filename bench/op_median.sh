@@ -3,6 +3,7 @@
 #   op_env LABEL [VAR=value ...] -- OP ARGS...     ./build/wgnn with those variables set
 #   op_bin LABEL BINARY -- OP ARGS...              another binary (e.g. build/old/wgnn)
 #   vit_products M [VAR=value ...]                 ViT-B/16's four block products at M rows
+#   sdpa_env LABEL [VAR=value ...] -- SHAPE         one bench sdpa line (auto route)
 # --iters 20 --warmup 3 unless ARGS repeat them (the last wins).
 op_median_run() { # binary env-assignments... -- op args
   local bin=$1; shift; local envs=()
@@ -37,4 +38,13 @@ vit_products() {
   op_env "qkv" "$@" -- addmm --in-shape f32:2304 --in-shape f32:$M,768 --in-shape f32:768,2304
   op_env "out" "$@" -- addmm --in-shape f32:768 --in-shape f32:$M,768 --in-shape f32:768,768 --in-shape f32:$M,768 \
     --in-shape f32:768 --in-shape f32:768 --arg residual=true --arg layer_norm=true
+}
+# sdpa_env LABEL [VAR=value ...] -- SHAPE: one `wgnn bench sdpa --impl auto`
+# line at B,H,S_q,S_kv,D with those variables set (20 runs; 5 for the
+# long shapes), prefixed "LABEL SHAPE:".
+sdpa_env() {
+  local l=$1; shift; local e=(); while [ "$1" != "--" ]; do e+=("$1"); shift; done; shift
+  local it=20; case $1 in 4,16*|*16384*) it=5 ;; esac
+  echo "$l $1: $(env "${e[@]}" ./build/wgnn bench sdpa --shape $1 --impl auto --iters $it --warmup 2 2>&1 | tail -1 |
+    sed 's/ timer=.*//; s/ (min.*iters)//')"
 }
