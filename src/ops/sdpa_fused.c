@@ -156,10 +156,19 @@ static bool fused_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg 
         uint32_t srn = lean && use_sg ? 0 : rg * ty * tx;
         bool qg = lean && !qbias && (ctx->knobs.fused_qg > 0 || (i == 0 && long_qg));
         bool swz = (ctx->knobs.fused_swz > 0 || (i == 0 && long_swz)) && d4 % 8 == 0;
-        if (fused_smem(d4, ty, tx, ke, rg, srn, qg, swz) > L->maxComputeWorkgroupStorageSize) continue;
-        if (ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
-            ty > L->maxComputeWorkgroupSizeY)
+        bool fits = fused_smem(d4, ty, tx, ke, rg, srn, qg, swz) <= L->maxComputeWorkgroupStorageSize &&
+                    ty * tx <= L->maxComputeInvocationsPerWorkgroup && tx <= L->maxComputeWorkgroupSizeX &&
+                    ty <= L->maxComputeWorkgroupSizeY;
+        if (!fits && i == 0 && (long_swz || long_qg)) {
+            /* the new long-sequence tile does not fit this device (no
+             * subgroups: sR then takes 4 KiB the 48 KiB SWZ tile lacks):
+             * the tile before it, gpu_long, is tried next */
+            long_swz = long_qg = false;
+            e = gpu_long;
+            i--; /* size_t: wraps, and the loop's i++ brings it back to 0 */
             continue;
+        }
+        if (!fits) continue;
         c->ty = ty;
         c->tx = tx;
         c->ke = ke;
