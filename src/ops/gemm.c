@@ -49,7 +49,7 @@ static const wgnn__gemm_tile k_tiles[] = {
  * tile (16 x 8 threads) it replaced, on the H200 at ViT-B/16's batch 1
  * (M = 197, us fc1 / fc2 / q|k|v / out, session 10 call 3): 55.7 / 53.3 /
  * 49.1 / 27.6 -> 55.5 / 53.5 / 45.2 / 27.2; the whole encoder 2.185 ->
- * 2.148 ms a pipelined run (session 11 call 1); its K slices: split_count. */
+ * 2.148 ms a pipelined run (session 11 call 1); its K slices: split_count (gemm_split.c). */
 static const wgnn__gemm_tile k_small_tile = {8, 8, 4, 8, 16, 0};
 
 const wgnn__gemm_tile wgnn__gemm_big_tile = {16, 16, 8, 8, 8, 0}; /* k_tiles[0] */
@@ -141,7 +141,7 @@ wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *
          * memory), the plain product 3.86 and with a bias pass after it
          * 3.93 (ViT-B/16 at batch 32: 50.4 ms so, 53.4 with the bias in
          * this tile): products with a bias take the next tile, or (large
-         * ones) the plain product and a bias pass (split_count). A
+         * ones) the plain product and a bias pass (split_count, gemm_split.c). A
          * transposed A on this tile is unmeasured: left out too. */
         if (t->tm == 8 && t->tn == 8 && (g->trans_a || (has_bias && ctx->knobs.gemm_bias_init != 1))) continue;
         /* a 128-wide tile that would be over a quarter padding (conv2d's
@@ -503,7 +503,7 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     uint64_t res_ext = (uint64_t)(g->m - 1) * g->ldr + g->n;
     if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room) && (!has_res || res_ext <= room))
         return plan_batches(ctx, p, pipe, &t, g, has_bias);
-    if (g->sk_ts) /* wave_choose makes no plan whose operands do not fit */
+    if (g->sk_ts) /* gemm_split.c's wave_choose makes no plan whose operands do not fit */
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a wave-balanced product does not fit one binding");
     if (g->trans_a || a_row > room || g->n > room || (has_bias && bias_row > room))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
