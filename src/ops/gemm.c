@@ -37,8 +37,9 @@
 WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
 WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
 
+#define BIG_TILE {16, 16, 8, 8, 8, 0} /* 128 x 128: k_tiles[0] and wgnn__gemm_big_tile */
 static const wgnn__gemm_tile k_tiles[] = {
-    {16, 16, 8, 8, 8, 0}, /* 128 x 128 (plain products only, see pick_tile) */
+    BIG_TILE,              /* 128 x 128 (plain products only, see pick_tile) */
     {16, 16, 8, 4, 16, 0}, /* 128 x 64, K tiles of 16 */
     {16, 16, 4, 4, 16, 0}, /* 64 x 64, K tiles of 16 (whole vec4 loads a thread) */
     {8, 8, 4, 4, 8, 0},   /* 32 x 32 */
@@ -52,7 +53,7 @@ static const wgnn__gemm_tile k_tiles[] = {
  * 2.148 ms a pipelined run (session 11 call 1); its K slices: split_count (gemm_split.c). */
 static const wgnn__gemm_tile k_small_tile = {8, 8, 4, 8, 16, 0};
 
-const wgnn__gemm_tile wgnn__gemm_big_tile = {16, 16, 8, 8, 8, 0}; /* k_tiles[0] */
+const wgnn__gemm_tile wgnn__gemm_big_tile = BIG_TILE;
 
 bool wgnn__gemm_small_tile_ok(const wgnn_context *ctx) {
     return ctx->limits.maxComputeInvocationsPerWorkgroup >= 64 && ctx->limits.maxComputeWorkgroupSizeX >= 8 &&
@@ -96,7 +97,8 @@ static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t 
  * outside the window it lost: 312 tiles (1576 x 3072 x 768) 0.233 ->
  * 0.259, 78 tiles (1576 x 768 x 768) 0.093 -> 0.099. */
 bool wgnn__gemm_is_big_tile(const wgnn__gemm_tile *t) {
-    return t->wx == 16 && t->wy == 16 && t->tm == 8 && t->tn == 8 && !t->gemv_mr;
+    const wgnn__gemm_tile *b = &wgnn__gemm_big_tile; /* any K depth (WGNN_GEMM_TILE) */
+    return t->wx == b->wx && t->wy == b->wy && t->tm == b->tm && t->tn == b->tn && !t->gemv_mr;
 }
 
 static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
