@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define WGNN__ERR_LEN 1024
 
@@ -140,6 +141,9 @@ struct wgnn_context {
     unsigned dump_seq;             /* pipelines named so far */
     const char *dump_label;        /* the one being built */
 };
+
+/* A CPU adapter (lavapipe): routes, tiles and the default GPU wait differ there. */
+static inline bool wgnn__cpu_adapter(const wgnn_context *ctx) { return strcmp(ctx->info.type, "CPU") == 0; }
 
 struct wgnn_tensor {
     wgnn_context *ctx;

@@ -476,7 +476,7 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
      * large fused-attention variants take 20-45 s each on a 2-core machine,
      * past 60 s under load (CI's test_sdpa, session 12). The default wait
      * there is ten times longer. */
-    if (!o.timeout_ms && strcmp(ctx->info.type, "CPU") == 0)
+    if (!o.timeout_ms && wgnn__cpu_adapter(ctx))
         ctx->timeout_ns = (uint64_t)WGNN__DEFAULT_CPU_TIMEOUT_MS * 1000000u;
 
     if (wgpuAdapterGetLimits(ctx->adapter, &ctx->limits) != WGPUStatus_Success) {

@@ -8,8 +8,6 @@
 
 #include "op.h"
 
-#include <string.h>
-
 typedef struct sdpa_shape {
     uint64_t bh;      /* product of batch dims and H (q's heads) */
     uint64_t group;   /* H / H_kv (grouped-query attention), 1 for plain attention */
@@ -30,9 +28,6 @@ typedef struct sdpa_shape {
  * kernel's prelude: float32 as vec4<f32>, float16 as vec2<u32> words of
  * two halves (unpack2x16float / pack2x16float: no shader-f16 needed). */
 extern const char wgnn__sdpa_in4_f32[], wgnn__sdpa_in4_f16[], wgnn__sdpa_out4_f32[], wgnn__sdpa_out4_f16[];
-
-/* A CPU adapter (lavapipe): routes and tiles differ there. */
-static inline bool wgnn__cpu_adapter(const wgnn_context *ctx) { return strcmp(ctx->info.type, "CPU") == 0; }
 
 /* src/ops/sdpa_fused.c: the query rows a fused workgroup takes for sh (0:
  * no tile fits the device), and whether the whole fused plan fits its
