@@ -70,6 +70,53 @@ static uint32_t pow2_divisor(uint32_t n, uint32_t want) {
 /* Query rows S_q pads to in tiles of br rows. */
 static uint64_t padded_rows(uint64_t s_q, uint64_t br) { return (s_q + br - 1) / br * br; }
 
+/* *c for tile t = {TY, TX, KE, RG} with these variant bits (qg, swz: the
+ * kernel's QG and SWZ; u: LEAN's score-loop unroll), or false where the
+ * tile passes the adapter's workgroup memory or size limits. */
+static bool tile_config(const wgnn_context *ctx, uint32_t d4, const uint32_t t[4], bool lean, bool qg, bool swz,
+                        uint32_t u, fused_cfg *c) {
+    const WGPULimits *L = &ctx->limits;
+    uint32_t ty = t[0], tx = t[1], ke = t[2], rg = t[3];
+    /* Subgroup row maxima where a row's TX lanes fit one subgroup. This
+     * relies on consecutive local_invocation_index values being
+     * consecutive subgroup lanes, which WGSL does not promise but the
+     * NVIDIA and lavapipe drivers do (both checked against the CPU
+     * reference); WGNN_FUSED_FLAGS without 'g' turns it off. */
+    bool use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
+    if (ctx->knobs.fused_sg >= 0) use_sg = use_sg && ctx->knobs.fused_sg != 0;
+    uint32_t srn = lean && use_sg ? 0 : rg * ty * tx;
+    swz = swz && d4 % 8 == 0;
+    if (fused_smem(d4, ty, tx, ke, rg, srn, qg, swz) > L->maxComputeWorkgroupStorageSize ||
+        ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
+        ty > L->maxComputeWorkgroupSizeY)
+        return false;
+    c->ty = ty;
+    c->tx = tx;
+    c->ke = ke;
+    c->rg = rg;
+    c->oj = (d4 + tx - 1) / tx;
+    c->pf = (ke * tx * d4 + tx * ty - 1) / (tx * ty);
+    c->use_sg = use_sg;
+    c->lean = lean;
+    c->qg = qg;
+    c->swz = swz;
+    c->srn = srn;
+    /* vec4 partial sums pay off once D > 64 (measured), plain dots below;
+     * LEAN's scalar fma chains need no extra accumulators */
+    c->sacc = d4 > 16 && !lean;
+    if (ctx->knobs.fused_sacc >= 0) c->sacc = ctx->knobs.fused_sacc != 0;
+    c->ju = lean ? pow2_divisor(d4, u) : d4;
+    /* the P.V loop unrolled 4u times, at most 16 (the score loop's unroll
+     * doubled instead lost: session 12 call 10). The H200, call 11, two
+     * rounds, CU = 4 / 8 / 16 / 32: (1,12,4096,4096,64) 1.790 / 1.742 /
+     * 1.713 / 2.103 ms, (1,16,16384,16384,64) 37.20 / 36.15 / 35.47 / 41.0;
+     * (4,16,4096,4096,128) CU = 8 / 16 / 32: 20.10 / 19.93 / 22.51;
+     * registers unchanged (248, 255) */
+    uint32_t cu = ctx->knobs.fused_cunroll ? ctx->knobs.fused_cunroll : 4 * u < 16 ? 4 * u : 16;
+    c->cu = lean ? pow2_divisor(ke * tx, cu) : ke * tx;
+    return true;
+}
+
 /* The first tile that fits the adapter's workgroup memory and size limits,
  * in the order measured fastest (docs/PERFORMANCE.md). {TY, TX, KE, RG}:
  * TY*TX threads, 4*RG*TY query rows, KE*TX keys a tile. On CPU adapters
@@ -122,7 +169,6 @@ static bool fused_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg 
     bool is_cpu = wgnn__cpu_adapter(ctx);
     const uint32_t(*cand)[4] = is_cpu ? cpu : gpu;
     size_t n = is_cpu ? sizeof cpu / sizeof cpu[0] : sizeof gpu / sizeof gpu[0];
-    const WGPULimits *L = &ctx->limits;
     bool knobs = ctx->knobs.fused_tile[0] != 0 || ctx->knobs.fused_lean >= 0 || ctx->knobs.fused_unroll != 0;
     bool lean_long = long_s && !is_cpu && !knobs;
     /* A GPU's first tile (64 query rows) leaves over a tenth of the rows
@@ -134,68 +180,19 @@ static bool fused_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg 
         (padded_rows(s_q, 64) - s_q) * 10 > s_q)
         first = 2;
     bool short_s = first == 2 && s_q <= 256 && s_kv <= 256 && !knobs;
+    /* the session-12 long-sequence tiles first; where one does not fit
+     * (no subgroups: sR then takes 4 KiB the 48 KiB SWZ tile lacks),
+     * gpu_long and the list below */
     bool long_qg = lean_long && d4 > 16 && d4 <= 32 && !qbias && sh->causal == WGNN_SDPA_CAUSAL_NONE;
     bool long_swz = lean_long && d4 == 16;
-    const uint32_t *e = long_qg    ? gpu_long_qg
-                        : long_swz ? gpu_long_swz
-                        : lean_long ? gpu_long
-                        : short_s   ? gpu_short
-                                    : ctx->knobs.fused_tile;
-    bool use_env = e[0] != 0;
-    for (size_t i = use_env ? 0 : first; i < n + 1; i++) {
-        const uint32_t *t = i == 0 ? e : cand[i - 1];
-        uint32_t ty = t[0], tx = t[1], ke = t[2], rg = t[3];
-        /* Subgroup row maxima where a row's TX lanes fit one subgroup. This
-         * relies on consecutive local_invocation_index values being
-         * consecutive subgroup lanes, which WGSL does not promise but the
-         * NVIDIA and lavapipe drivers do (both checked against the CPU
-         * reference); WGNN_FUSED_FLAGS without 'g' turns it off. */
-        bool use_sg = ctx->has_subgroups && (tx & (tx - 1)) == 0 && ctx->info.subgroup_min_size >= tx;
-        if (ctx->knobs.fused_sg >= 0) use_sg = use_sg && ctx->knobs.fused_sg != 0;
-        bool lean = ctx->knobs.fused_lean > 0 || lean_long;
-        uint32_t srn = lean && use_sg ? 0 : rg * ty * tx;
-        bool qg = lean && !qbias && (ctx->knobs.fused_qg > 0 || (i == 0 && long_qg));
-        bool swz = (ctx->knobs.fused_swz > 0 || (i == 0 && long_swz)) && d4 % 8 == 0;
-        bool fits = fused_smem(d4, ty, tx, ke, rg, srn, qg, swz) <= L->maxComputeWorkgroupStorageSize &&
-                    ty * tx <= L->maxComputeInvocationsPerWorkgroup && tx <= L->maxComputeWorkgroupSizeX &&
-                    ty <= L->maxComputeWorkgroupSizeY;
-        if (!fits && i == 0 && (long_swz || long_qg)) {
-            /* the new long-sequence tile does not fit this device (no
-             * subgroups: sR then takes 4 KiB the 48 KiB SWZ tile lacks):
-             * the tile before it, gpu_long, is tried next */
-            long_swz = long_qg = false;
-            e = gpu_long;
-            i--; /* size_t: wraps, and the loop's i++ brings it back to 0 */
-            continue;
-        }
-        if (!fits) continue;
-        c->ty = ty;
-        c->tx = tx;
-        c->ke = ke;
-        c->rg = rg;
-        c->oj = (d4 + tx - 1) / tx;
-        c->pf = (ke * tx * d4 + tx * ty - 1) / (tx * ty);
-        c->use_sg = use_sg;
-        c->lean = lean;
-        c->qg = qg;
-        c->swz = swz;
-        c->srn = srn;
-        /* vec4 partial sums pay off once D > 64 (measured), plain dots below;
-         * LEAN's scalar fma chains need no extra accumulators */
-        c->sacc = d4 > 16 && !lean;
-        if (ctx->knobs.fused_sacc >= 0) c->sacc = ctx->knobs.fused_sacc != 0;
-        uint32_t u = ctx->knobs.fused_unroll ? ctx->knobs.fused_unroll : i == 0 && long_swz ? 4 : lean_long ? 8 : 4;
-        c->ju = lean ? pow2_divisor(d4, u) : d4;
-        /* the P.V loop unrolled 4u times, at most 16 (the score loop's
-         * unroll doubled instead lost: session 12 call 10). The H200, call
-         * 11, two rounds, CU = 4 / 8 / 16 / 32: (1,12,4096,4096,64) 1.790 /
-         * 1.742 / 1.713 / 2.103 ms, (1,16,16384,16384,64) 37.20 / 36.15 /
-         * 35.47 / 41.0; (4,16,4096,4096,128) CU = 8 / 16 / 32: 20.10 /
-         * 19.93 / 22.51; registers unchanged (248, 255) */
-        uint32_t cu = ctx->knobs.fused_cunroll ? ctx->knobs.fused_cunroll : 4 * u < 16 ? 4 * u : 16;
-        c->cu = lean ? pow2_divisor(ke * tx, cu) : ke * tx;
-        return true;
-    }
+    if (long_qg && tile_config(ctx, d4, gpu_long_qg, true, true, false, 8, c)) return true;
+    if (long_swz && tile_config(ctx, d4, gpu_long_swz, true, false, true, 4, c)) return true;
+    const uint32_t *e = lean_long ? gpu_long : short_s ? gpu_short : ctx->knobs.fused_tile;
+    bool lean = ctx->knobs.fused_lean > 0 || lean_long;
+    bool qg = lean && !qbias && ctx->knobs.fused_qg > 0, swz = ctx->knobs.fused_swz > 0;
+    uint32_t u = ctx->knobs.fused_unroll ? ctx->knobs.fused_unroll : lean_long ? 8 : 4;
+    for (size_t i = e[0] != 0 ? 0 : first; i < n + 1; i++)
+        if (tile_config(ctx, d4, i == 0 ? e : cand[i - 1], lean, qg, swz, u, c)) return true;
     return false;
 }
 
