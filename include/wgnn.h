@@ -402,9 +402,16 @@ wgnn_status wgnn_graph_build(wgnn_graph *g);
 /* Uploads an input's data (bytes must equal its size). */
 wgnn_status wgnn_graph_set_input(wgnn_graph *g, wgnn_value input, const void *data, size_t bytes);
 /* Submits the whole graph (one command buffer, one submit) and waits for
- * it; returns the first GPU error. profile != 0 puts timestamps around
- * every node (when the device has timestamp queries): read them with
- * wgnn_graph_profile. */
+ * it; returns the first GPU error. profile (when the device has timestamp
+ * queries; read them with wgnn_graph_profile):
+ *   0                    none;
+ *   WGNN_PROFILE_NODES   timestamps around every node (a compute pass a
+ *                        node, which adds some GPU time between nodes);
+ *   WGNN_PROFILE_SPAN    the run as it runs unprofiled (one compute pass),
+ *                        with a timestamp at each end: its GPU time alone.
+ * Any other nonzero value means WGNN_PROFILE_NODES. */
+#define WGNN_PROFILE_NODES 1
+#define WGNN_PROFILE_SPAN 2
 wgnn_status wgnn_graph_run(wgnn_graph *g, int profile);
 /* Copies an output's data after a run (bytes must equal its size). */
 wgnn_status wgnn_graph_read_output(wgnn_graph *g, wgnn_value v, void *data, size_t bytes);
@@ -438,7 +445,8 @@ typedef struct wgnn_graph_prof {
     uint64_t gpu_ns;
 } wgnn_graph_prof;
 /* *recs stays valid until the next run or destroy. *total_ns: first node's
- * start to last node's end. WGNN_ERR_UNSUPPORTED without timestamp queries;
+ * start to last node's end (after a WGNN_PROFILE_SPAN run: the run's pass,
+ * with *n = 0 records). WGNN_ERR_UNSUPPORTED without timestamp queries;
  * WGNN_ERR_INVALID_ARGUMENT when the last run was not profiled. */
 wgnn_status wgnn_graph_profile(const wgnn_graph *g, const wgnn_graph_prof **recs, int *n, uint64_t *total_ns);
 

@@ -334,6 +334,15 @@ static void test_long(wgnn_context *ctx) {
             CHECK(wgnn_graph_profile(g, &recs, &n, &total) == WGNN_OK && n == N && recs[N - 1].node == N - 1 &&
                       recs[N - 1].dispatches >= 1 && total > 0,
                   "long profile: %d records, total %llu", n, (unsigned long long)total);
+            /* a span run: the same results, no records, the one pass's GPU time */
+            memset(got, 0, sizeof got);
+            s = wgnn_graph_run(g, WGNN_PROFILE_SPAN);
+            CHECK(s == WGNN_OK && wgnn_graph_read_output(g, y, got, sizeof got) == WGNN_OK && got[0] == 0 &&
+                      got[4] == 2 && got[7] == 0,
+                  "span run: %s", wgnn_context_error(ctx));
+            total = 0;
+            CHECK(wgnn_graph_profile(g, &recs, &n, &total) == WGNN_OK && n == 0 && total > 0,
+                  "span profile: %d records, total %llu", n, (unsigned long long)total);
         }
     }
     wgnn_graph_stats st;

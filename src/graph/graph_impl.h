@@ -76,7 +76,8 @@ struct wgnn_graph {
     uint32_t n_qsets;
     WGPUBuffer resolve;
     wgnn_graph_prof *prof;
-    bool profiled;
+    bool profiled;       /* the last run had timestamps (nodes or span) */
+    int prof_n;          /* records in prof: n_nodes, or 0 after a span run */
     uint64_t prof_total;
 };
 

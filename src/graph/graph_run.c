@@ -75,7 +75,7 @@ static double now_ms(void) {
 }
 
 /* The checks and the eager work before a run. */
-static wgnn_status run_prologue(wgnn_graph *g, bool timed) {
+static wgnn_status run_prologue(wgnn_graph *g, bool timed) { /* timed: nodes or span */
     wgnn_context *ctx = g->ctx;
     if (g->failed) return check_open(g, "graph_run");
     if (!g->built) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_run: build the graph first (wgnn_graph_build)");
@@ -96,10 +96,11 @@ static wgnn_status run_prologue(wgnn_graph *g, bool timed) {
 
 /* Records the nodes (in pieces of ctx->knobs.graph_chunk dispatches, each
  * submitted as soon as it is recorded; one pass per node with timestamps
- * when timed) and submits them. slot >= 0 (an async run's read-back): the
+ * when timed; one pass with a timestamp at each end when span) and submits
+ * them. slot >= 0 (an async run's read-back): the
  * values of g->stage_*[slot] are copied at the end of the run into that
  * slot's buffer, with the context's data-error words after them. */
-static wgnn_status record_submit(wgnn_graph *g, bool timed, int slot) {
+static wgnn_status record_submit(wgnn_graph *g, bool timed, bool span, int slot) {
     wgnn_context *ctx = g->ctx;
     wgnn_status s;
     wgnn__scope_push(ctx);
@@ -112,7 +113,7 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, int slot) {
      * keeps the GPU busy while it is recorded, and pieces only add submit
      * boundaries (a Qwen3-0.6B step on the H200: 1.58 ms one submit, 1.62
      * every 40 dispatches) */
-    uint32_t chunk = timed || (slot >= 0 && !ctx->knobs.graph_chunk_set) ? 0 : ctx->knobs.graph_chunk;
+    uint32_t chunk = timed || span || (slot >= 0 && !ctx->knobs.graph_chunk_set) ? 0 : ctx->knobs.graph_chunk;
     WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx->device, &ed);
     bool enc_ok = enc != NULL;
@@ -129,6 +130,11 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, int slot) {
                     tw.querySet = g->qsets[q / QSET_CAP];
                     tw.beginningOfPassWriteIndex = q % QSET_CAP;
                     tw.endOfPassWriteIndex = q % QSET_CAP + 1;
+                    pd.timestampWrites = &tw;
+                } else if (span) { /* the run's one pass (chunk 0) */
+                    tw.querySet = g->qsets[0];
+                    tw.beginningOfPassWriteIndex = 0;
+                    tw.endOfPassWriteIndex = 1;
                     pd.timestampWrites = &tw;
                 }
                 pass = wgpuCommandEncoderBeginComputePass(enc, &pd);
@@ -159,6 +165,7 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, int slot) {
                 }
             }
         }
+        if (enc && span) wgpuCommandEncoderResolveQuerySet(enc, g->qsets[0], 0, 2, g->resolve, 0);
         if (enc && timed) {
             uint64_t nq = 2ull * (uint64_t)g->n_nodes;
             for (uint32_t k = 0; k < g->n_qsets; k++) {
@@ -186,9 +193,10 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, int slot) {
 
 static wgnn_status graph_run(wgnn_graph *g, int profile) {
     wgnn_context *ctx = g->ctx;
-    bool timed = profile && ctx->has_timestamps && g->n_nodes > 0;
-    wgnn_status s = run_prologue(g, timed);
-    if (s == WGNN_OK) s = record_submit(g, timed, -1);
+    bool span = profile == WGNN_PROFILE_SPAN && ctx->has_timestamps && g->n_nodes > 0;
+    bool timed = profile && !span && ctx->has_timestamps && g->n_nodes > 0;
+    wgnn_status s = run_prologue(g, timed || span);
+    if (s == WGNN_OK) s = record_submit(g, timed, span, -1);
     if (s != WGNN_OK) return s;
     double t1 = now_ms();
 
@@ -203,6 +211,8 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
     /* the resolve buffer holds the sets QSET_CAP apart: read a packed copy
      * when there is one set (the usual case), else the whole buffer */
     uint64_t rb = timed ? (g->n_qsets == 1 ? (uint64_t)ts_bytes : (uint64_t)g->n_qsets * QSET_CAP * 8u) : 0;
+    uint64_t sp[2] = {0, 0};
+    if (span) rb = sizeof sp;
     uint64_t *all = ts;
     if (timed && g->n_qsets > 1) {
         all = malloc((size_t)rb);
@@ -211,9 +221,14 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
             return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_run: out of host memory");
         }
     }
-    s = wgnn__read_buffer(ctx, timed ? g->resolve : NULL, rb, all, timed ? (size_t)rb : 0);
+    s = wgnn__read_buffer(ctx, timed || span ? g->resolve : NULL, rb, span ? sp : all, timed || span ? (size_t)rb : 0);
     if (s == WGNN_OK) {
         g->runs++;
+        if (span) {
+            g->prof_total = sp[1] > sp[0] ? sp[1] - sp[0] : 0;
+            g->prof_n = 0;
+            g->profiled = true;
+        }
         if (timed) {
             if (all != ts) memcpy(ts, all, ts_bytes); /* queries are contiguous across full sets */
             for (int i = 0; i < g->n_nodes; i++) {
@@ -228,6 +243,7 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
             }
             uint64_t a = ts[0], b = ts[2 * (size_t)g->n_nodes - 1];
             g->prof_total = b > a ? b - a : 0;
+            g->prof_n = g->n_nodes;
             g->profiled = true;
         }
     }
@@ -326,7 +342,7 @@ static wgnn_status graph_submit(wgnn_graph *g, const wgnn_value *v, int n, int s
         g->stage_bytes[slot][i] = bytes[i];
     }
     g->stage_err[slot] = end;
-    s = record_submit(g, false, slot);
+    s = record_submit(g, false, false, slot);
     if (s == WGNN_OK) g->runs++;
     else g->stage_n[slot] = 0;
     return s;
@@ -414,7 +430,7 @@ wgnn_status wgnn_graph_profile(const wgnn_graph *g, const wgnn_graph_prof **recs
                       "graph_profile: the last run was not profiled (wgnn_graph_run(g, 1))");
     if (s == WGNN_OK) {
         *recs = g->prof;
-        *n = g->n_nodes;
+        *n = g->prof_n;
         if (total_ns) *total_ns = g->prof_total;
     }
     return wgnn__leave(ctx, s);

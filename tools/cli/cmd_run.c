@@ -46,12 +46,16 @@ static int pipelined(FILE *info, wgnn_context *ctx, wgnn_model *m, const float *
     size_t bl = (size_t)nl * sizeof *pl, bp = (size_t)np * sizeof *pp;
     double t0 = now_ms();
     long long submitted = 0, fetched = 0;
+    double t_sub = 0, t_fetch = 0; /* host time in each call: recording vs waiting */
     while (s == WGNN_OK && fetched < iters) {
+        double a = now_ms();
         if (submitted < iters && submitted - fetched < 2) { /* keep two in flight */
             if ((s = wgnn_model_encode_submit(m, pixels, B, H, W)) == WGNN_OK) submitted++;
+            t_sub += now_ms() - a;
             continue;
         }
         s = wgnn_model_encode_fetch(m, pl, bl, pp, bp);
+        t_fetch += now_ms() - a;
         fetched++; /* out of flight, whatever the outcome */
         if (s == WGNN_OK) same = same && !memcmp(pl, last, bl) && (!pp || !memcmp(pp, pooled, bp));
     }
@@ -61,8 +65,10 @@ static int pipelined(FILE *info, wgnn_context *ctx, wgnn_model *m, const float *
         for (; fetched < submitted; fetched++) wgnn_model_encode_fetch(m, NULL, 0, NULL, 0); /* drain */
     } else {
         fprintf(info, "pipelined: %lld runs in %.2f ms, %.3f ms a run (upload, submit and the outputs' read-back; "
-                      "two runs in flight); outputs %s\n",
-                iters, t, t / (double)iters, same ? "equal the single run's" : "DIFFER from the single run's");
+                      "two runs in flight); outputs %s; host %.3f ms a run in submit (upload, recording), %.3f in "
+                      "fetch (waiting, read-back)\n",
+                iters, t, t / (double)iters, same ? "equal the single run's" : "DIFFER from the single run's",
+                t_sub / (double)iters, t_fetch / (double)iters);
         if (!same) rc = set_err(err, "run: pipelined runs gave other outputs than the single run");
     }
     free(pl);
@@ -81,7 +87,7 @@ static int cmp_double(const void *a, const void *b) {
  * (bench/torch_models.py: input on the device, one call, a synchronize);
  * the median, and whether the outputs still equal the single run's. */
 static int resident(FILE *info, wgnn_context *ctx, wgnn_model *m, long long iters, const float *last, uint64_t nl,
-                    char *err) {
+                    bool span, char *err) {
     wgnn_graph *gr = wgnn_model_graph(m);
     double *t = malloc((size_t)iters * sizeof *t);
     float *pl = alloc_floats(nl, err);
@@ -107,6 +113,23 @@ static int resident(FILE *info, wgnn_context *ctx, wgnn_model *m, long long iter
                   "outputs not read back: one submit and a wait, PyTorch's protocol); outputs %s\n",
             iters, t[iters / 2], t[0], same ? "equal the single run's" : "DIFFER from the single run's");
     if (!same) rc = set_err(err, "run: resident runs gave other outputs than the single run");
+    if (rc == CLI_OK && span) { /* the same runs with a timestamp at each end of their one pass */
+        for (long long i = 0; i < iters && s == WGNN_OK; i++) {
+            uint64_t ns = 0;
+            const wgnn_graph_prof *r;
+            int n;
+            if ((s = wgnn_graph_run(gr, WGNN_PROFILE_SPAN)) == WGNN_OK) s = wgnn_graph_profile(gr, &r, &n, &ns);
+            t[i] = (double)ns / 1e6;
+        }
+        if (s != WGNN_OK) {
+            rc = ctx_err(err, ctx, s);
+            goto done;
+        }
+        qsort(t, (size_t)iters, sizeof *t, cmp_double);
+        fprintf(info, "GPU span of a resident run (its one compute pass, a timestamp at each end; no per-node "
+                      "timestamps): median %.3f ms, min %.3f ms (%lld runs)\n",
+                t[iters / 2], t[0], iters);
+    }
 done:
     free(t);
     free(pl);
@@ -358,7 +381,7 @@ int cmd_run(const global_opts *g, int argc, char **argv) {
     }
     if (iters > 1 && (rc = pipelined(info, ctx, m, pixels, B, H, W, iters, last, nl, pooled, np, err)) != CLI_OK)
         goto cleanup;
-    if (iters > 1 && (rc = resident(info, ctx, m, iters, last, nl, err)) != CLI_OK) goto cleanup;
+    if (iters > 1 && (rc = resident(info, ctx, m, iters, last, nl, profile && wgnn_context_has_timestamps(ctx), err)) != CLI_OK) goto cleanup;
     if (ref_path && (rc = compare(info, "last_hidden_state", ref_path, last, &dl, atol, rtol, err)) != CLI_OK &&
         rc != CLI_CHECK)
         goto cleanup;
