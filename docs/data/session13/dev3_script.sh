@@ -22,3 +22,10 @@ for t in $TILES; do
       sed 's/(its one compute pass.*timestamps)://; s/(upload, submit.*flight);//; s/outputs equal.*single run.s;//' | tr '\n' ' ')"
   done
 done
+# attention at batch 1: row tiles of 8-32 rows, key splits 1-4 (bench sdpa, auto route)
+for t in default 2x16x2x1 4x16x2x1 4x8x2x1 8x8x2x1; do
+  for sp in 1 2 4; do
+    e=(WGNN_FUSED_SPLIT=$sp); [ $t != default ] && e+=(WGNN_FUSED_TILE=$t)
+    sdpa_env "$t/s$sp" "${e[@]}" -- 1,12,197,197,64
+  done
+done
