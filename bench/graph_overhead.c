@@ -48,15 +48,11 @@ static double time_graph(wgnn_graph *g, double *node_us) {
     int n;
     uint64_t total;
     double sp[9];
-    g_span_ms = -1;
-    for (int i = 0; i < 9; i++) {
-        if (wgnn_graph_run(g, WGNN_PROFILE_SPAN) != WGNN_OK || wgnn_graph_profile(g, &r, &n, &total) != WGNN_OK) break;
-        sp[i] = (double)total / 1e6;
-        if (i == 8) {
-            qsort(sp, 9, sizeof sp[0], cmp);
-            g_span_ms = sp[4];
-        }
-    }
+    int ns = 0;
+    while (ns < 9 && wgnn_graph_run(g, WGNN_PROFILE_SPAN) == WGNN_OK && wgnn_graph_profile(g, &r, &n, &total) == WGNN_OK)
+        sp[ns++] = (double)total / 1e6;
+    qsort(sp, (size_t)ns, sizeof sp[0], cmp);
+    g_span_ms = ns == 9 ? sp[4] : -1;
     if (wgnn_graph_run(g, 1) == WGNN_OK && wgnn_graph_profile(g, &r, &n, &total) == WGNN_OK && n > 0) {
         double *v = malloc((size_t)n * sizeof *v);
         for (int i = 0; i < n; i++) v[i] = (double)r[i].gpu_ns / 1e3;

@@ -193,8 +193,8 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, bool span, int slot)
 
 static wgnn_status graph_run(wgnn_graph *g, int profile) {
     wgnn_context *ctx = g->ctx;
-    bool span = profile == WGNN_PROFILE_SPAN && ctx->has_timestamps && g->n_nodes > 0;
-    bool timed = profile && !span && ctx->has_timestamps && g->n_nodes > 0;
+    bool stamps = profile && ctx->has_timestamps && g->n_nodes > 0;
+    bool span = stamps && profile == WGNN_PROFILE_SPAN, timed = stamps && !span;
     wgnn_status s = run_prologue(g, timed || span);
     if (s == WGNN_OK) s = record_submit(g, timed, span, -1);
     if (s != WGNN_OK) return s;

@@ -381,7 +381,8 @@ int cmd_run(const global_opts *g, int argc, char **argv) {
     }
     if (iters > 1 && (rc = pipelined(info, ctx, m, pixels, B, H, W, iters, last, nl, pooled, np, err)) != CLI_OK)
         goto cleanup;
-    if (iters > 1 && (rc = resident(info, ctx, m, iters, last, nl, profile && wgnn_context_has_timestamps(ctx), err)) != CLI_OK) goto cleanup;
+    bool span = profile && wgnn_context_has_timestamps(ctx);
+    if (iters > 1 && (rc = resident(info, ctx, m, iters, last, nl, span, err)) != CLI_OK) goto cleanup;
     if (ref_path && (rc = compare(info, "last_hidden_state", ref_path, last, &dl, atol, rtol, err)) != CLI_OK &&
         rc != CLI_CHECK)
         goto cleanup;
