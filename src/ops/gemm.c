@@ -46,18 +46,24 @@ static const wgnn__gemm_tile k_tiles[] = {
 };
 
 
-/* 32 x 64, K tiles of 16, 64 threads (4 x 8 a thread). Against the 32 x 128
- * tile (16 x 8 threads) it replaced, on the H200 at ViT-B/16's batch 1
- * (M = 197, us fc1 / fc2 / q|k|v / out, session 10 call 3): 55.7 / 53.3 /
- * 49.1 / 27.6 -> 55.5 / 53.5 / 45.2 / 27.2; the whole encoder 2.185 ->
- * 2.148 ms a pipelined run (session 11 call 1); its K slices: split_count (gemm_split.c). */
-static const wgnn__gemm_tile k_small_tile = {8, 8, 4, 8, 16, 0};
+/* 32 x 64, K tiles of 16, 64 threads as 16 x 4 (8 x 4 a thread). Against
+ * the 32 x 128 tile (16 x 8 threads) it first replaced, on the H200 at
+ * ViT-B/16's batch 1 (M = 197, us fc1 / fc2 / q|k|v / out, session 10 call
+ * 3): 55.7 / 53.3 / 49.1 / 27.6 -> 55.5 / 53.5 / 45.2 / 27.2 on 8 x 8
+ * threads at 4 x 8 a thread (session 11). Its threads as 16 x 4 at 8 x 4 a
+ * thread (each B value read from workgroup memory feeds 8 rows, not 4;
+ * 105 registers against 101), session 14 calls 1 and 2: 53.2 / 53.8 / 42.2
+ * / 26.7 -> 51.7 / 52.1 / 40.5 / 27.3, the whole encoder's GPU span 2.052
+ * -> 1.989 ms (SigLIP-B/16 2.132 -> 2.075); eight other tiles of 32-64 rows
+ * (BK 8, 16, 32) were slower or within 0.3% (docs/PERFORMANCE.md). Its K
+ * slices: split_count (gemm_split.c). */
+static const wgnn__gemm_tile k_small_tile = {16, 4, 8, 4, 16, 0};
 
 const wgnn__gemm_tile wgnn__gemm_big_tile = BIG_TILE;
 
 bool wgnn__gemm_small_tile_ok(const wgnn_context *ctx) {
-    return ctx->limits.maxComputeInvocationsPerWorkgroup >= 64 && ctx->limits.maxComputeWorkgroupSizeX >= 8 &&
-           ctx->limits.maxComputeWorkgroupSizeY >= 8;
+    return ctx->limits.maxComputeInvocationsPerWorkgroup >= k_small_tile.wx * k_small_tile.wy &&
+           ctx->limits.maxComputeWorkgroupSizeX >= k_small_tile.wx && ctx->limits.maxComputeWorkgroupSizeY >= k_small_tile.wy;
 }
 
 

@@ -85,7 +85,7 @@ static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, 
     /* tiles of the kernel small problems get: for few rows k_small_tile
      * (32 x 64), at most 768 of its workgroups and 8 slices, else 64 x 64,
      * at least SPLIT_TARGET_GROUPS / 2. The small tile runs 9 workgroups
-     * an SM on the H200 (101 registers): past 1188 a product takes a
+     * an SM on the H200 (105 registers): past 1188 a product takes a
      * second wave. Its slices at ViT-B/16's batch 1 (M = 197, session 11
      * call 2, us): fc1 (K = 768) S = 4 55.3, 3 52.9, 2 53.1; q|k|v (K =
      * 768) S = 6 45.2, 4 42.7, 3 41.4; fc2 (K = 3072) S = 6, 8, 12 53.0,
