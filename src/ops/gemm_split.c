@@ -83,16 +83,20 @@ static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, 
         t128 * (smax > 1 ? smax : 1) >= 2ull * ctx->knobs.compute_units)
         return 1 | BIAS_PASS | WAVE_WIDE;
     /* tiles of the kernel small problems get: for few rows k_small_tile
-     * (32 x 64), at most 768 of its workgroups and 8 slices, else 64 x 64,
+     * (32 x 64), at most 768 of its workgroups and 6 slices, else 64 x 64,
      * at least SPLIT_TARGET_GROUPS / 2. The small tile runs 9 workgroups
      * an SM on the H200 (105 registers): past 1188 a product takes a
      * second wave. Its slices at ViT-B/16's batch 1 (M = 197, session 11
      * call 2, us): fc1 (K = 768) S = 4 55.3, 3 52.9, 2 53.1; q|k|v (K =
      * 768) S = 6 45.2, 4 42.7, 3 41.4; fc2 (K = 3072) S = 6, 8, 12 53.0,
-     * 53.9, 53.1; the out projection S = 3, 6 25.6, 25.9. */
+     * 53.9, 53.1; the out projection S = 3, 6 25.6, 25.9. On the 8 x 4 a
+     * thread tile (session 14 call 2) fc2 S = 6 / 8 / 12 50.3 / 52.2 /
+     * 50.7: at most 6 slices (fc2 8 -> 6) took the encoders' GPU span
+     * 1.990 -> 1.962 ms (ViT-B/16) and 2.073 -> 2.052 (SigLIP-B/16), two
+     * rounds in call 4 (docs/PERFORMANCE.md). */
     bool small = g->m <= WGNN__GEMM_SMALL_M && wgnn__gemm_small_tile_ok(ctx);
     uint64_t groups = small ? wgnn__ceil_div(g->m, 32) * wgnn__ceil_div(g->n, 64) : wgnn__ceil_div(g->m, 64) * wgnn__ceil_div(g->n, 64);
-    uint32_t target = small ? 768u : SPLIT_TARGET_GROUPS, most = small ? 8u : 64u;
+    uint32_t target = small ? 768u : SPLIT_TARGET_GROUPS, most = small ? 6u : 64u;
     if (groups >= target / 2 || g->k < 2 * SPLIT_MIN_SLICE) return 1;
     uint32_t want = (uint32_t)(small ? target / groups : wgnn__ceil_div(target, groups)), best = 1;
     for (uint32_t s = 2; s <= want && s <= most && g->k / s >= SPLIT_MIN_SLICE; s++)
