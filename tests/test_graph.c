@@ -43,10 +43,13 @@ static void test_mlp(wgnn_context *ctx) {
     CHECK(wgnn_graph_desc(g, o, &od) == WGNN_OK && od.rank == 2 && od.dims[0] == 5 && od.dims[1] == 12, "desc");
     wgnn_status s = wgnn_graph_build(g);
     CHECK(s == WGNN_OK, "build: %s", wgnn_context_error(ctx));
-    for (int run = 0; run < 2 && s == WGNN_OK; run++) {
+    /* six runs, a new input each: plain, profiled, plain (records the next
+     * run ahead), plain (submits the run recorded ahead, records one more),
+     * a span run (the run recorded ahead is kept), plain (submits it) */
+    for (int run = 0; run < 6 && s == WGNN_OK; run++) {
         ht hx = ht_rand(2, dx, -1, 1), r[4][1];
         CHECK(wgnn_graph_set_input(g, x, hx.p, ht_n(&hx) * 4) == WGNN_OK, "set_input: %s", wgnn_context_error(ctx));
-        int profile = run == 1;
+        int profile = run == 1 ? 1 : run == 4 ? WGNN_PROFILE_SPAN : 0;
         s = wgnn_graph_run(g, profile);
         CHECK(s == WGNN_OK, "run %d: %s", run, wgnn_context_error(ctx));
         ht i1[3] = {hx, w1, b1};
@@ -56,11 +59,13 @@ static void test_mlp(wgnn_context *ctx) {
         href("linear", i2, 3, NULL, 0, r[2]);
         ht i3[2] = {r[2][0], hx};
         href("add", i3, 2, NULL, 0, r[3]);
-        compare_output(g, ctx, o, &r[3][0], 1e-4, run ? "mlp, second run" : "mlp, first run");
+        char what[32];
+        snprintf(what, sizeof what, "mlp, run %d", run);
+        compare_output(g, ctx, o, &r[3][0], 1e-4, what);
         for (int k = 0; k < 4; k++) free(r[k][0].p);
         free(hx.p);
         /* (5) profile */
-        if (profile) {
+        if (profile == 1) {
             const wgnn_graph_prof *recs = NULL;
             int n = 0;
             uint64_t total = 0;
@@ -80,7 +85,7 @@ static void test_mlp(wgnn_context *ctx) {
                           strcmp(recs[3].op, "add") == 0 && recs[3].value == o,
                       "profile labels");
             }
-        } else {
+        } else if (profile == 0) {
             const wgnn_graph_prof *recs = NULL;
             int n = 0;
             wgnn_status ps = wgnn_graph_profile(g, &recs, &n, NULL);

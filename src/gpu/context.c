@@ -430,6 +430,8 @@ static void read_knobs(wgnn__knobs *k) {
     k->graph_chunk = env ? (uint32_t)strtoul(env[0] == 'g' ? env + 1 : env, NULL, 10) : 40u;
     k->graph_chunk_grow = env && env[0] == 'g';
     k->graph_chunk_set = env != NULL;
+    env = getenv("WGNN_GRAPH_PRERECORD");
+    k->no_graph_prerecord = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_SDPA_PACKED");
     k->no_sdpa_packed = env && strcmp(env, "0") == 0;
     k->sdpa_packed_bias = !env ? -1 : strcmp(env, "nobias") == 0 ? 0 : strcmp(env, "bias") == 0 ? 1 : -1;

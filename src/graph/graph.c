@@ -708,6 +708,8 @@ wgnn_status wgnn_graph_build(wgnn_graph *g) {
 
 void wgnn_graph_destroy(wgnn_graph *g) {
     if (!g) return;
+    wgnn__graph_drop_pre(g);
+    free(g->pre);
     for (uint32_t i = 0; i < g->n_disp && g->disp; i++)
         if (g->disp[i].bg) wgpuBindGroupRelease(g->disp[i].bg);
     free(g->disp);

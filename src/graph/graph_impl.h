@@ -55,6 +55,8 @@ struct wgnn_graph {
     bool built, failed;
     int runs;
     double last_record_ms, last_wait_ms; /* host time of the last run */
+    WGPUCommandBuffer *pre;              /* a plain run recorded ahead, in pieces (graph_run.c) */
+    int pre_n, pre_cap;
     WGPUBuffer stage[2];                 /* wgnn__graph_submit's read-back slots (MapRead) */
     uint64_t stage_size[2];              /* their sizes */
     int stage_n[2];                      /* values of the run in each slot, their bytes and offsets */
@@ -80,6 +82,8 @@ struct wgnn_graph {
     int prof_n;          /* records in prof: n_nodes, or 0 after a span run */
     uint64_t prof_total;
 };
+
+void wgnn__graph_drop_pre(wgnn_graph *g); /* graph_run.c: the run recorded ahead, released */
 
 static inline wgnn_status check_open(wgnn_graph *g, const char *what) {
     if (g->failed)
