@@ -103,6 +103,13 @@ typedef struct wgnn_context_options {
      * clamped). wgnn's shaders guard their own indices, so by default it is
      * turned off for speed; keep it when running shaders you do not trust. */
     int keep_robustness;
+    /* A wait on the GPU (a run, a read-back) first polls for up to this many
+     * microseconds, then blocks: a short run returns sooner (ViT-B/16 at
+     * batch 1 on an H200: 2.16-2.33 -> 2.08-2.24 ms a synchronous run with
+     * 5000; docs/PERFORMANCE.md), at the price of a CPU core kept busy while
+     * it polls. 0: the environment variable WGNN_WAIT_SPIN if set, else no
+     * polling (block at once). */
+    uint32_t poll_us;
 } wgnn_context_options;
 
 /* Creates a context. *out is set whenever memory for it could be allocated,
@@ -430,8 +437,12 @@ typedef struct wgnn_graph_stats {
     uint64_t constant_bytes;   /* constants */
     uint64_t uniform_bytes;
     /* host time of the last run, ms: recording and submitting its command
-     * buffer, then waiting for the GPU (and reading timestamps if profiled) */
+     * buffers (only submitting them when they were recorded ahead), then
+     * waiting for the GPU (and reading timestamps if profiled) */
     double last_record_ms, last_wait_ms;
+    /* host time the last plain run spent recording the next run ahead,
+     * while the GPU worked on its own (0: it did not; docs/GRAPH.md, "Run") */
+    double last_ahead_ms;
 } wgnn_graph_stats;
 wgnn_status wgnn_graph_get_stats(const wgnn_graph *g, wgnn_graph_stats *s);
 

@@ -76,6 +76,27 @@ static void test_context(wgnn_context *ctx) {
         wgnn_context_destroy(c);
     }
     unsetenv("WGNN_COMPUTE_UNITS");
+
+    /* a context whose waits poll first (poll_us) reads back what it wrote,
+     * whether the work is done within the polling window (1 s) or not (1 us) */
+    static const uint32_t polls[] = {1000000, 1};
+    for (size_t i = 0; i < sizeof polls / sizeof polls[0]; i++) {
+        wgnn_context_options po = {0};
+        po.poll_us = polls[i];
+        wgnn_context *c = NULL;
+        CHECK(wgnn_context_create(&po, &c) == WGNN_OK, "poll_us %u: %s", polls[i], c ? wgnn_context_error(c) : "");
+        int64_t d[1] = {1000};
+        wgnn_tensor *t = NULL;
+        float in[1000], out[1000];
+        tu_fill(in, 1000, -1, 1);
+        memset(out, 0, sizeof out);
+        CHECK(c && wgnn_tensor_create(c, WGNN_F32, 1, d, &t) == WGNN_OK && wgnn_tensor_upload(c, t, in, sizeof in) == WGNN_OK &&
+                  wgnn_tensor_download(c, t, out, sizeof out) == WGNN_OK && memcmp(in, out, sizeof in) == 0,
+              "poll_us %u: round trip", polls[i]);
+        CHECK(c && wgnn_context_sync(c) == WGNN_OK, "poll_us %u: sync", polls[i]);
+        wgnn_tensor_destroy(t);
+        wgnn_context_destroy(c);
+    }
 }
 
 static void test_tensors(wgnn_context *ctx) {

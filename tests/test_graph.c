@@ -470,6 +470,18 @@ static void test_errors(wgnn_context *ctx) {
     float rows[6] = {0};
     CHECK(wgnn_graph_read_output(g, e, rows, sizeof rows) == WGNN_OK && rows[0] == tab.p[9] && rows[5] == tab.p[2],
           "embedding rows");
+    /* runs after the first submit pieces recorded ahead: the data error still
+     * comes back with the run that made it, and only with that one */
+    for (int r = 0; r < 3; r++) {
+        bool wrong = r == 1;
+        wgnn_graph_set_input(g, iv, wrong ? ids_bad : ids_ok, sizeof ids_ok);
+        wgnn_status rs = wgnn_graph_run(g, 0);
+        CHECK(wrong ? rs == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "out of range") : rs == WGNN_OK,
+              "embedding run %d recorded ahead (%s ids): %s", r, wrong ? "wrong" : "good", wgnn_context_error(ctx));
+    }
+    memset(rows, 0, sizeof rows);
+    CHECK(wgnn_graph_read_output(g, e, rows, sizeof rows) == WGNN_OK && rows[0] == tab.p[9] && rows[5] == tab.p[2],
+          "embedding rows after runs recorded ahead");
     wgnn_graph_destroy(g);
     free(tab.p);
 }

@@ -432,6 +432,8 @@ static void read_knobs(wgnn__knobs *k) {
     k->graph_chunk_set = env != NULL;
     env = getenv("WGNN_GRAPH_PRERECORD");
     k->no_graph_prerecord = env && strcmp(env, "0") == 0;
+    env = getenv("WGNN_WAIT_SPIN");
+    k->wait_spin_us = env && strtoul(env, NULL, 10) <= 1000000ul ? (uint32_t)strtoul(env, NULL, 10) : 0;
     env = getenv("WGNN_SDPA_PACKED");
     k->no_sdpa_packed = env && strcmp(env, "0") == 0;
     k->sdpa_packed_bias = !env ? -1 : strcmp(env, "nobias") == 0 ? 0 : strcmp(env, "bias") == 0 ? 1 : -1;
@@ -458,6 +460,7 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
     if (!ctx) return WGNN_ERR_OUT_OF_MEMORY;
     *out = ctx;
     ctx->timeout_ns = (uint64_t)(o.timeout_ms ? o.timeout_ms : WGNN__DEFAULT_TIMEOUT_MS) * 1000000u;
+    ctx->poll_ns = (uint64_t)o.poll_us * 1000u;
 
     adapter_set s = {0};
     wgnn_status st = WGNN_OK;
@@ -514,6 +517,7 @@ wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context *
                                            "@compute @workgroup_size(32) fn main(@builtin(subgroup_invocation_id) i: u32) {"
                                            " b[i] = subgroupAdd(b[i]); }\n");
     read_knobs(&ctx->knobs);
+    if (!ctx->poll_ns) ctx->poll_ns = (uint64_t)ctx->knobs.wait_spin_us * 1000u;
     if (ctx->knobs.compute_units == UINT32_MAX) ctx->knobs.compute_units = known_compute_units(&ctx->info);
     st = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_Storage | WGPUBufferUsage_Uniform, "dummy binding",
                              &ctx->dummy);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *wgnn_status_str(wgnn_status s) {
     switch (s) {
@@ -124,10 +125,24 @@ void wgnn__cb_free_list(wgnn__cb **list) {
  * done sooner. */
 #define WAIT_SLICE_NS 200000000ull
 
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 wgnn_status wgnn__cb_wait(wgnn_context *ctx, WGPUFuture f, wgnn__cb *cb, const char *what) {
     WGPUFutureWaitInfo wi = {f, 0};
     WGPUWaitStatus ws;
     uint64_t left = ctx->timeout_ns;
+    if (ctx->poll_ns) { /* poll first (wgnn_context_options.poll_us), then block */
+        uint64_t end = mono_ns() + ctx->poll_ns;
+        do {
+            wi.completed = 0;
+            ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, 0);
+            if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
+        } while (ws == WGPUWaitStatus_TimedOut && mono_ns() < end);
+    }
     for (;;) {
         uint64_t slice = left < WAIT_SLICE_NS ? left : WAIT_SLICE_NS;
         wi.completed = 0;

@@ -731,6 +731,7 @@ void wgnn_graph_destroy(wgnn_graph *g) {
         if (g->qsets[k]) wgpuQuerySetRelease(g->qsets[k]);
     free(g->qsets);
     if (g->resolve) wgpuBufferRelease(g->resolve);
+    if (g->err_stage) wgpuBufferRelease(g->err_stage);
     for (int k = 0; k < 2; k++)
         if (g->stage[k]) wgpuBufferRelease(g->stage[k]);
     free(g->prof);

@@ -54,7 +54,7 @@ struct wgnn_graph {
     int n_nodes, cap_nodes;
     bool built, failed;
     int runs;
-    double last_record_ms, last_wait_ms; /* host time of the last run */
+    double last_record_ms, last_wait_ms, last_ahead_ms; /* host time of the last run */
     WGPUCommandBuffer *pre;              /* a plain run recorded ahead, in pieces (graph_run.c) */
     int pre_n, pre_cap;
     WGPUBuffer stage[2];                 /* wgnn__graph_submit's read-back slots (MapRead) */
@@ -63,6 +63,7 @@ struct wgnn_graph {
     wgnn_value stage_v[2][WGNN__STAGE_MAX];
     uint64_t stage_bytes[2][WGNN__STAGE_MAX], stage_off[2][WGNN__STAGE_MAX];
     uint64_t stage_err[2];               /* where the data-error words follow them (16-aligned) */
+    WGPUBuffer err_stage;                /* a plain run's data-error words (MapRead, 16 bytes): its wait */
 
     gpool *pool;
     int n_pool;

@@ -215,6 +215,11 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, bool span, int slot,
                 wgpuCommandEncoderResolveQuerySet(enc, g->qsets[k], 0, cnt, g->resolve, (uint64_t)k * QSET_CAP * 8u);
             }
         }
+        /* a plain run ends by copying the data-error words into its own
+         * read-back buffer: its wait is that buffer's map, with no further
+         * submit and no staging buffer made for it */
+        if (enc && !timed && !span && slot < 0 && g->err_stage)
+            wgpuCommandEncoderCopyBufferToBuffer(enc, wgnn__data_error_buffer(ctx), 0, g->err_stage, 0, 16);
         if (enc && slot >= 0) {
             for (int i = 0; i < g->stage_n[slot]; i++)
                 wgpuCommandEncoderCopyBufferToBuffer(enc, g->v[g->stage_v[slot][i]].t->buf, 0, g->stage[slot],
@@ -248,6 +253,12 @@ static wgnn_status record_submit(wgnn_graph *g, bool timed, bool span, int slot,
 static wgnn_status plain_submit(wgnn_graph *g) {
     wgnn_context *ctx = g->ctx;
     wgnn_status s = WGNN_OK;
+    if (!g->err_stage) { /* the pieces recorded ahead, if any, copy into no buffer: record anew */
+        wgnn__graph_drop_pre(g);
+        s = wgnn__buffer_create(ctx, 16, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, "graph data-error read-back",
+                                &g->err_stage);
+        if (s != WGNN_OK) return s;
+    }
     if (g->pre_n > 0) {
         double t0 = now_ms();
         wgnn__scope_push(ctx);
@@ -263,7 +274,11 @@ static wgnn_status plain_submit(wgnn_graph *g) {
     } else if ((s = record_submit(g, false, false, -1, false)) != WGNN_OK) {
         return s;
     }
-    if (g->runs >= 1 && !ctx->knobs.no_graph_prerecord) (void)record_submit(g, false, false, -1, true);
+    if (g->runs >= 1 && !ctx->knobs.no_graph_prerecord) {
+        double t0 = now_ms();
+        (void)record_submit(g, false, false, -1, true);
+        g->last_ahead_ms = now_ms() - t0;
+    }
     return WGNN_OK;
 }
 
@@ -272,6 +287,7 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
     bool stamps = profile && ctx->has_timestamps && g->n_nodes > 0;
     bool span = stamps && profile == WGNN_PROFILE_SPAN, timed = stamps && !span;
     wgnn_status s = run_prologue(g, timed || span);
+    g->last_ahead_ms = 0;
     if (s == WGNN_OK) s = timed || span ? record_submit(g, timed, span, -1, false) : plain_submit(g);
     if (s != WGNN_OK) return s;
     double t1 = now_ms();
@@ -297,7 +313,16 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
             return wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "graph_run: out of host memory");
         }
     }
-    s = wgnn__read_buffer(ctx, timed || span ? g->resolve : NULL, rb, span ? sp : all, timed || span ? (size_t)rb : 0);
+    if (timed || span) {
+        s = wgnn__read_buffer(ctx, g->resolve, rb, span ? sp : all, (size_t)rb);
+    } else {
+        s = wgnn__map_read_n(ctx, g->err_stage, 0, 0, NULL, NULL, NULL, "graph_run");
+        if (s == WGNN_ERR_TIMEOUT || s == WGNN_ERR_GPU) { /* it may still be mapping: a fresh one next time */
+            wgnn__graph_drop_pre(g);
+            wgpuBufferRelease(g->err_stage);
+            g->err_stage = NULL;
+        }
+    }
     if (s == WGNN_OK) {
         g->runs++;
         if (span) {
@@ -489,6 +514,7 @@ wgnn_status wgnn_graph_get_stats(const wgnn_graph *g, wgnn_graph_stats *st) {
     st->uniform_bytes = g->uni_bytes;
     st->last_record_ms = g->last_record_ms;
     st->last_wait_ms = g->last_wait_ms;
+    st->last_ahead_ms = g->last_ahead_ms;
     return wgnn__leave(g->ctx, WGNN_OK);
 }
 

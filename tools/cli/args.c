@@ -238,6 +238,7 @@ int open_context(const global_opts *g, wgnn_context **ctx, char *err) {
     wgnn_context_options o = {0};
     o.adapter = g->adapter;
     o.timeout_ms = (uint32_t)g->timeout_ms;
+    o.poll_us = (uint32_t)g->poll_us;
     wgnn_status s = wgnn_context_create(&o, ctx);
     return s == WGNN_OK ? CLI_OK : ctx_err(err, *ctx, s);
 }

@@ -96,6 +96,7 @@ parse_result parse_opts(const char *cmd, const char *usage, const opt_spec *spec
 typedef struct global_opts {
     const char *adapter;
     long long timeout_ms;
+    long long poll_us;
 } global_opts;
 
 int open_context(const global_opts *g, wgnn_context **ctx, char *err);

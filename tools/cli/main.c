@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char k_usage_main[] =
-    "usage: wgnn [--adapter X] [--timeout-ms N] <command> [options]\n"
+    "usage: wgnn [--adapter X] [--timeout-ms N] [--poll-us N] <command> [options]\n"
     "\n"
     "commands:\n"
     "  info     list the adapters, then the chosen one's limits and features\n"
@@ -30,6 +30,8 @@ static const char k_usage_main[] =
     "  --adapter X       adapter index or case-insensitive name substring\n"
     "                    (default: $WGNN_ADAPTER, else the high-performance adapter)\n"
     "  --timeout-ms N    longest wait on the GPU, default 60000 (600000 on a CPU adapter)\n"
+    "  --poll-us N       a wait on the GPU polls for up to N us before it blocks: lower latency,\n"
+    "                    a CPU core busy meanwhile (default 0: block; WGNN_WAIT_SPIN=N sets it)\n"
     "\n"
     "`wgnn <command> --help` describes a command.\n"
     "exit status: 0 ok, 1 failure, 2 usage error, 3 --check found a mismatch\n";
@@ -55,10 +57,11 @@ static const struct command *find_command(const char *name) {
 
 int main(int argc, char **argv) {
     install_signal_handlers();
-    global_opts g = {NULL, 0};
+    global_opts g = {NULL, 0, 0};
     const opt_spec specs[] = {
         {"--adapter", OPT_STR, &g.adapter, 0, 0, false},
         {"--timeout-ms", OPT_INT, &g.timeout_ms, 0, UINT32_MAX, false},
+        {"--poll-us", OPT_INT, &g.poll_us, 0, 10000000, false},
     };
     int next = 0;
     parse_result pr = parse_opts(NULL, k_usage_main, specs, NSPECS(specs), argc - 1, argv + 1, true, &next);
