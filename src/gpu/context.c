@@ -430,6 +430,8 @@ static void read_knobs(wgnn__knobs *k) {
     k->graph_chunk = env ? (uint32_t)strtoul(env[0] == 'g' ? env + 1 : env, NULL, 10) : 40u;
     k->graph_chunk_grow = env && env[0] == 'g';
     k->graph_chunk_set = env != NULL;
+    env = getenv("WGNN_DECODE_WGS");
+    k->decode_wgs = env && atoi(env) >= 1 && atoi(env) <= 65536 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GRAPH_PRERECORD");
     k->no_graph_prerecord = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_WAIT_SPIN");

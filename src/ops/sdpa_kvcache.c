@@ -132,9 +132,10 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     uint32_t d4 = (uint32_t)(sh->d / 4);
     bool qkv = io->cos != NULL;
     uint64_t n_b = sh->bh / sh->n_h, h_kv = sh->n_h / sh->group, units = n_b * h_kv;
-    /* splits: about 256 workgroups, each a multiple of the keys one pass of
-     * the workgroup takes (W subgroups x U keys) */
-    uint64_t step = (uint64_t)(c->wg / c->sg) * c->u, want = (256 + units - 1) / units;
+    /* splits: about 256 workgroups (WGNN_DECODE_WGS), each a multiple of the
+     * keys one pass of the workgroup takes (W subgroups x U keys) */
+    uint64_t target = ctx->knobs.decode_wgs ? ctx->knobs.decode_wgs : 256;
+    uint64_t step = (uint64_t)(c->wg / c->sg) * c->u, want = (target + units - 1) / units;
     uint64_t chunk = (sh->s_kv + want - 1) / want;
     chunk = (chunk + step - 1) / step * step;
     uint64_t n_split = (sh->s_kv + chunk - 1) / chunk;
