@@ -2,7 +2,10 @@
 // the row "sdpa_kvcache" (src/ops/sdpa_kvcache.c) when group * S_q <= R
 // rows fit: one workgroup a (batch, kv head, split of the keys) takes the R
 // = group * S_q query rows that read that kv head (the group's query heads,
-// each at S_q positions), so K and V are read once for all of them.
+// each at S_q positions), so K and V are read once for all of them. The
+// keys go in blocks of BLK = W * U, block n to split n % n_split, so the
+// L keys of this step spread over the splits whatever the cache's size
+// (S_max), and a split knows its first block before it knows L.
 //
 // A subgroup (SG lanes) takes U keys at a time: lane l holds pieces
 // x = l + c*SG (c < QX) of each row of q (registers) and of the keys'
@@ -22,10 +25,16 @@
 // (HAS_NORM: q_norm, k_norm), rotated by rotate-half RoPE (the rows of the
 // cos and sin tables [P, D] at their positions L - S_q + i, L the cache
 // length), and the new k and v rows written into the caches by the
-// workgroup whose split holds that position, before it reads its keys (storageBarrier: the same workgroup's
-// writes, so no other workgroup reads a row written in this dispatch). A
-// length outside [S_q, S_max] is reported (data-error words) and writes no
-// row.
+// workgroup whose split holds that position; that workgroup takes them from
+// workgroup memory, not the cache, so no workgroup reads a row written in
+// this dispatch. A length outside [S_q, S_max] is reported (data-error
+// words) and writes no row.
+//
+// Latency: a decode step runs this once a layer on a few rows, so the loads
+// that do not need L (q or the rows to stage, the norms) are issued with
+// L's before the workgroup waits for it; then the first pass's K and V rows
+// with the cos/sin rows; a split past L stops there, without a partial
+// (the reduce, told BLK, reads only splits below ceil(L / BLK)).
 //
 // Subgroups are taken to be SG consecutive invocations (tid / SG), as
 // reduce_rows and sdpa_fused take them; src/ops/sdpa_kvcache.c uses this
@@ -40,6 +49,7 @@
 
 const NEG_MAX: f32 = -3.40282346638528859812e38;
 const W: u32 = WG / SG;
+const BLK: u32 = W * U; // keys a workgroup takes in one pass
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> q: array<IN4>;   // [B, H, S_q, D4]; QKV: [B, S_q, H + 2 H_kv, D4]
@@ -56,7 +66,7 @@ const W: u32 = WG / SG;
 
 var<workgroup> sM: array<f32, W * R>;
 var<workgroup> sL: array<f32, W * R>;
-var<workgroup> sO: array<vec4<f32>, W * R * D4>; // QKV: first the normalized rows, R + S_q of them
+var<workgroup> sO: array<vec4<f32>, W * R * D4>; // QKV: first the staged rows, R + 3 S_q of them
 var<workgroup> sLen: u32; // the cache length, clamped
 var<workgroup> sAppend: u32; // QKV: the length is in [S_q, S_max]
 
@@ -88,8 +98,9 @@ fn roped4(slot: u32, t: u32, x: u32) -> vec4<f32> {
     return vec4<f32>(roped(slot, t, e), roped(slot, t, e + 1u), roped(slot, t, e + 2u), roped(slot, t, e + 3u));
 }
 
-// QKV: whether the split of keys from k0 holds position pos
-fn holds(pos: i32, k0: u32) -> bool { return pos >= i32(k0) && pos < i32(k0 + P.kv_chunk); }
+// whether split `split` takes key (position) pos: keys go in blocks of
+// BLK = W * U, block n to split n % n_split
+fn holds(pos: i32, split: u32) -> bool { return pos >= 0 && (u32(pos) / BLK) % P.n_split == split; }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -102,6 +113,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let kvh = bk - b * P.h_kv;
     let w = tid / SG;
     let lane = tid - w * SG;
+    let k0 = split * BLK; // its first block of keys
+    let kv_base = (b * P.h_kv + kvh) * P.s_kv * D4;
+
+    // 1. What does not wait for the cache length L, its loads issued
+    // together: L (thread 0), the query rows (QKV: the rows to stage) and
+    // the norms.
     if (tid == 0u) {
         let len = seqlens[b];
         if (len < 0 || u32(len) > P.s_kv) { report(bitcast<u32>(len), b, P.s_kv + 1u); }
@@ -112,10 +129,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         sLen = u32(clamp(len, 0, i32(P.s_kv)));
         sAppend = u32(len >= i32(P.s_q) && len <= i32(P.s_kv));
     }
-    let L = workgroupUniformLoad(&sLen); // uniform: the key loop holds subgroup operations
-    let append = workgroupUniformLoad(&sAppend) != 0u && QKV; // new rows only for a length in [S_q, S_max]
-    let k0 = split * P.kv_chunk;
-    let k1 = min(L, k0 + P.kv_chunk);
 
     // the R query rows: row r = gi * S_q + i is q head kvh * group + gi at position i
     var qr: array<vec4<f32>, R * QX>;
@@ -127,57 +140,40 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         m[r] = NEG_MAX;
         l[r] = 0.0;
     }
-    let kv_base = (b * P.h_kv + kvh) * P.s_kv * D4;
     if (QKV) {
-        // rows to stage: slot r < R the query rows, slot R + i the new key
-        // row i when this split holds its position
-        let first = i32(L) - i32(P.s_q); // position of new row 0
-        for (var r = 0u; r < R + P.s_q; r++) {
-            let i = select(r - R, r % P.s_q, r < R);
-            let pos = first + i32(i);
-            let mine = append && holds(pos, k0);
-            if (r < R || mine) {
-                let head = select(P.h + kvh, kvh * P.group + r / P.s_q, r < R);
-                var xr: array<vec4<f32>, QX>;
-                var ss = 0.0;
+        // Staged rows, subgroup w taking slots w, w + W, ...: slot r < R the
+        // query rows, R + i the new k row i (both RMS-normalized with
+        // HAS_NORM), R + S_q + i the new v row i; every split stages the new
+        // rows (it learns which split holds them only from L).
+        let n_stage = R + 2u * P.s_q;
+        for (var r0 = 0u; r0 < n_stage; r0 += W) {
+            let r = r0 + w;
+            let live = r < n_stage;
+            let is_q = r < R;
+            let is_k = !is_q && r < R + P.s_q;
+            let i = select(select(select(0u, r - R - P.s_q, live), r - R, is_k), r % P.s_q, is_q);
+            let head = select(select(select(0u, P.h + P.h_kv + kvh, live), P.h + kvh, is_k), kvh * P.group + r / P.s_q, is_q);
+            var xr: array<vec4<f32>, QX>;
+            var nw: array<vec4<f32>, QX>;
+            var ss = 0.0;
+            for (var c = 0u; c < QX; c++) {
+                let x = min(lane + c * SG, D4 - 1u);
+                xr[c] = select(vec4<f32>(0.0), qkv_at(b, i, head, x), live && lane + c * SG < D4);
+                if (HAS_NORM) { nw[c] = select(knorm[x], qnorm[x], is_q); }
+                ss += dot(xr[c], xr[c]);
+            }
+            let inv = inverseSqrt(subgroupAdd(ss) / f32(4u * D4) + P.eps);
+            if (live) {
                 for (var c = 0u; c < QX; c++) {
                     let x = lane + c * SG;
-                    xr[c] = select(vec4<f32>(0.0), qkv_at(b, i, head, min(x, D4 - 1u)), x < D4);
-                    ss += dot(xr[c], xr[c]);
-                }
-                let inv = inverseSqrt(subgroupAdd(ss) / f32(4u * D4) + P.eps);
-                if (w == 0u) {
-                    for (var c = 0u; c < QX; c++) {
-                        let x = lane + c * SG;
-                        if (x < D4) {
-                            var y = xr[c];
-                            if (HAS_NORM) { y *= inv * select(knorm[x], qnorm[x], r < R); }
-                            sO[r * D4 + x] = y;
-                        }
+                    if (x < D4) {
+                        var y = xr[c];
+                        if (HAS_NORM && r < R + P.s_q) { y *= inv * nw[c]; }
+                        sO[r * D4 + x] = y;
                     }
                 }
             }
         }
-        workgroupBarrier();
-        for (var r = 0u; r < R; r++) {
-            let pq = u32(max(first + i32(r % P.s_q), 0)); // its position (any row when L is out of range)
-            for (var c = 0u; c < QX; c++) {
-                let x = lane + c * SG;
-                qr[r * QX + c] = select(vec4<f32>(0.0), roped4(r, pq, min(x, D4 - 1u)) * P.qscale, x < D4);
-            }
-        }
-        // the new rows this split holds, into the caches
-        for (var i = 0u; i < P.s_q; i++) {
-            let pos = first + i32(i);
-            if (append && holds(pos, k0)) {
-                let row = kv_base + u32(pos) * D4;
-                for (var x = tid; x < D4; x += WG) {
-                    put_kv(row + x, roped4(R + i, u32(pos), x), qkv_at(b, i, P.h + P.h_kv + kvh, x));
-                }
-            }
-        }
-        storageBarrier();
-        workgroupBarrier(); // sO is the merge's again
     } else {
         for (var r = 0u; r < R; r++) {
             let gi = r / P.s_q;
@@ -189,16 +185,72 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
     }
 
-    for (var j0 = k0; j0 < k1; j0 += W * U) {
-        // U keys of this subgroup: j0 + u * W + w; K and V rows read first
-        var kk: array<vec4<f32>, U * QX>;
-        var vv: array<vec4<f32>, U * QX>;
-        for (var u = 0u; u < U; u++) {
-            let j = min(j0 + u * W + w, k1 - 1u); // past the end: a valid row, masked below
+    // 2. L known (a barrier: the staged rows are in sO). A split with no
+    // key is done: sdpa_fused_reduce (KVBLK) reads only the splits below
+    // ceil(L / BLK). The first pass's K and V rows are read now, with the
+    // cos/sin rows.
+    let L = workgroupUniformLoad(&sLen); // uniform: the key loop holds subgroup operations
+    let append = workgroupUniformLoad(&sAppend) != 0u && QKV; // new rows only for a length in [S_q, S_max]
+    if (k0 >= L) { return; }
+    let first = i32(L) - i32(P.s_q); // position of new row 0
+    var kk: array<vec4<f32>, U * QX>;
+    var vv: array<vec4<f32>, U * QX>;
+    for (var u = 0u; u < U; u++) {
+        let j = min(k0 + u * W + w, L - 1u); // past the end: a valid row, masked below
+        for (var c = 0u; c < QX; c++) {
+            let x = min(lane + c * SG, D4 - 1u);
+            kk[u * QX + c] = ld4(k[kv_base + j * D4 + x]);
+            vv[u * QX + c] = ld4(v[kv_base + j * D4 + x]);
+        }
+    }
+    if (QKV) {
+        for (var r = 0u; r < R; r++) {
+            let pq = u32(max(first + i32(r % P.s_q), 0)); // its position (any row when L is out of range)
             for (var c = 0u; c < QX; c++) {
-                let x = min(lane + c * SG, D4 - 1u);
-                kk[u * QX + c] = ld4(k[kv_base + j * D4 + x]);
-                vv[u * QX + c] = ld4(v[kv_base + j * D4 + x]);
+                let x = lane + c * SG;
+                qr[r * QX + c] = select(vec4<f32>(0.0), roped4(r, pq, min(x, D4 - 1u)) * P.qscale, x < D4);
+            }
+        }
+        // the new k rows rotated, into slot R + 2 S_q + i for the key loop,
+        // and with their v rows into the caches by the split whose keys hold
+        // their position (no workgroup reads a row written in this dispatch:
+        // the split that holds it takes it from sO)
+        for (var t = tid; t < P.s_q * D4; t += WG) {
+            let i = t / D4;
+            let x = t - i * D4;
+            let pos = first + i32(i);
+            let kr = roped4(R + i, u32(max(pos, 0)), x);
+            sO[(R + 2u * P.s_q + i) * D4 + x] = kr;
+            if (append && holds(pos, split)) { put_kv(kv_base + u32(pos) * D4 + x, kr, sO[(R + P.s_q + i) * D4 + x]); }
+        }
+        workgroupBarrier();
+    }
+
+    for (var j0 = k0; j0 < L; j0 += P.n_split * BLK) {
+        // U keys of this subgroup: j0 + u * W + w; K and V rows read first
+        // (the first pass's with the cos/sin rows, above)
+        if (j0 != k0) {
+            for (var u = 0u; u < U; u++) {
+                let j = min(j0 + u * W + w, L - 1u); // past the end: a valid row, masked below
+                for (var c = 0u; c < QX; c++) {
+                    let x = min(lane + c * SG, D4 - 1u);
+                    kk[u * QX + c] = ld4(k[kv_base + j * D4 + x]);
+                    vv[u * QX + c] = ld4(v[kv_base + j * D4 + x]);
+                }
+            }
+        }
+        if (append && j0 + BLK > u32(max(first, 0))) {
+            // a new row (position >= first) comes from sO, not the cache
+            // (as does the row a key past L was clamped to)
+            for (var u = 0u; u < U; u++) {
+                let i = i32(min(j0 + u * W + w, L - 1u)) - first;
+                if (i >= 0) {
+                    for (var c = 0u; c < QX; c++) {
+                        let x = min(lane + c * SG, D4 - 1u);
+                        kk[u * QX + c] = sO[(R + 2u * P.s_q + u32(i)) * D4 + x];
+                        vv[u * QX + c] = sO[(R + P.s_q + u32(i)) * D4 + x];
+                    }
+                }
             }
         }
         for (var r = 0u; r < R; r++) {
@@ -211,7 +263,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 let sc = subgroupAdd(part);
                 let j = j0 + u * W + w;
                 // causal: position i of the S_q new rows sees keys <= i + L - S_q
-                let visible = j < k1 && (P.causal == 0u || i32(j) <= i32(i) + i32(L) - i32(P.s_q));
+                let visible = j < L && (P.causal == 0u || i32(j) <= i32(i) + i32(L) - i32(P.s_q));
                 s[u] = select(NEG_MAX, sc, visible);
                 mx = max(mx, s[u]);
             }
@@ -227,6 +279,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             l[r] = sum;
         }
     }
+    if (QKV) { workgroupBarrier(); } // sO is the merge's again
 
     // merge the subgroups (a subgroup with no key keeps m = -FLT_MAX, l = 0)
     for (var r = 0u; r < R; r++) {

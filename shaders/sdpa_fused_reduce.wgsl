@@ -8,7 +8,10 @@
 // in one pass over the splits (M as it grows, the sums rescaled),
 // row (b * n_h + h) * s_q + r going to out[b * o_bs + h * o_hs + r * o_rs]
 // (vec4s; contiguous rows: n_h = s_q = 1, o_bs = d4).
-// Params: the host prepends it (src/ops/sdpa_fused.c, written once there).
+// Params: the host prepends it (src/ops/sdpa_fused.c, written once there),
+// and fn n_splits(row): the splits to combine, P.n_split, or for the decode
+// kernel's (KVLEN) only those that hold keys of the row's cache length
+// (the others wrote nothing).
 
 override WG: u32 = 64u;
 
@@ -30,8 +33,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var mx = -3.40282346638528859812e38;
     var l = 0.0;
     var acc = vec4<f32>(0.0);
+    let n = n_splits(row);
     var s = 0u;
-    for (; s + 4u <= P.n_split; s += 4u) {
+    for (; s + 4u <= n; s += 4u) {
         var ml: array<vec2<f32>, 4>;
         var o: array<vec4<f32>, 4>;
         for (var j = 0u; j < 4u; j++) {
@@ -49,7 +53,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         mx = mn;
     }
-    for (; s < P.n_split; s++) {
+    for (; s < n; s++) {
         let ml = part_ml[s * P.n_rows + row];
         let mn = max(mx, ml.x);
         let a = exp2(mx - mn);

@@ -75,6 +75,8 @@ typedef struct wgnn__knobs {
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */
     uint32_t gemv_unroll;     /* WGNN_GEMV_UNROLL=U: loads a lane keeps in flight in the GEMVs (1..16); 0 auto */
     uint32_t decode_wgs;      /* WGNN_DECODE_WGS=N: sdpa_decode's key splits aim at N workgroups (default 256) */
+    uint32_t decode_wg;       /* WGNN_DECODE_WG=T: sdpa_decode's threads (>= 4 subgroups, power of 2); 0 auto */
+    uint32_t decode_u;        /* WGNN_DECODE_U=U: keys a subgroup of sdpa_decode takes at a time (1..8); 0 auto (4) */
     int sdpa_decode;          /* WGNN_SDPA_DECODE=0: sdpa_kvcache never takes the decode kernel (default 1: where it fits) */
     uint32_t graph_chunk;     /* WGNN_GRAPH_CHUNK=N: a graph run submits every N dispatches (0: one submit); default 40 */
     bool graph_chunk_grow;    /* WGNN_GRAPH_CHUNK=gN: the first piece N dispatches, each next one twice the last */

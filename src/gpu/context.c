@@ -432,6 +432,10 @@ static void read_knobs(wgnn__knobs *k) {
     k->graph_chunk_set = env != NULL;
     env = getenv("WGNN_DECODE_WGS");
     k->decode_wgs = env && atoi(env) >= 1 && atoi(env) <= 65536 ? (uint32_t)atoi(env) : 0;
+    env = getenv("WGNN_DECODE_WG");
+    k->decode_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
+    env = getenv("WGNN_DECODE_U");
+    k->decode_u = env && atoi(env) >= 1 && atoi(env) <= 8 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GRAPH_PRERECORD");
     k->no_graph_prerecord = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_WAIT_SPIN");

@@ -42,12 +42,20 @@ wgnn_status wgnn__sdpa_fused_fits(wgnn_context *ctx, const sdpa_shape *sh);
 wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
                                   const wgnn__binding *q_at, wgnn_tensor *out, wgnn__plan *p);
 
+/* The decode kernel's splits for the reduce: with L = lens[row / rows_b]
+ * clamped to [0, s_kv], only splits below ceil(L / blk) wrote partials. */
+typedef struct wgnn__sdpa_kv_splits {
+    WGPUBuffer lens;
+    uint32_t blk, rows_b, s_kv;
+} wgnn__sdpa_kv_splits;
+
 /* sdpa_fused_reduce over split-KV partials (part_o [split][rows][d4] at
  * the start of plan scratch part_o, part_ml [split][rows] (max, sum) pairs
  * at byte ml_off of scratch part_ml, which may be the same scratch) into
- * out's bytes [off, off + bytes) (bytes 0: the rest of the buffer). */
+ * out's bytes [off, off + bytes) (bytes 0: the rest of the buffer); kv:
+ * NULL, or which splits hold keys. */
 wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
                                     uint32_t n_split, int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out,
-                                    uint64_t off, uint64_t bytes);
+                                    uint64_t off, uint64_t bytes, const wgnn__sdpa_kv_splits *kv);
 
 #endif /* WGNN_SDPA_H */

@@ -30,7 +30,10 @@
     X(S, u32, o_rs) X(S, u32, o_hs) X(S, u32, o_bs) /* out's */
 #define REDUCE_PARAMS(X, S)                                                                          \
     X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split) X(S, u32, s_q) X(S, u32, n_h) X(S, u32, o_rs)  \
-    X(S, u32, o_hs) X(S, u32, o_bs)
+    X(S, u32, o_hs) X(S, u32, o_bs)                                                                   \
+    X(S, u32, kv_blk) /* KVLEN: split s holds keys only if s < ceil(L / kv_blk) */                   \
+    X(S, u32, rows_b) /* KVLEN: rows a batch element (its L: lens[row / rows_b]) */                  \
+    X(S, u32, s_kv)   /* KVLEN: L clamped to [0, s_kv] */
 WGNN__PARAMS_STRUCT(fused_params, FUSED_PARAMS);
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
 WGNN__PARAMS_CHECK(fused_params, FUSED_PARAMS)
@@ -307,22 +310,36 @@ static void qbias_wgsl(char *buf, size_t size, bool on, int at) {
 /* sdpa_fused_reduce over the split-KV partials into out rows by lo's
  * strides (NULL: contiguous rows); qbias: sdpa_qkvpacked's bias (v's part
  * added to each row), or NULL. */
+/* kv (optional, never with qbias): the decode kernel's splits, of which
+ * only those below ceil(L / kv->blk) hold keys (and wrote partials). */
 static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4, uint32_t n_split,
                                 int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out, uint64_t off, uint64_t bytes,
-                                uint64_t s_q, const sdpa_layout *lo, WGPUBuffer qbias) {
+                                uint64_t s_q, const sdpa_layout *lo, WGPUBuffer qbias, const wgnn__sdpa_kv_splits *kv) {
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64), rx, ry;
     wgnn__const wgc[1] = {{"WG", wg}};
-    char rpre[1024], qb[256];
+    char rpre[1536], qb[256];
     qbias_wgsl(qb, sizeof qb, qbias != NULL, 4);
-    snprintf(rpre, sizeof rpre, "%s%s%s", f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, qb,
-             WGNN__PARAMS_WGSL(REDUCE_PARAMS));
+    static const char *const k_splits[2] = {
+        "fn n_splits(row: u32) -> u32 { return P.n_split; }\n",
+        "@group(0) @binding(4) var<storage, read> lens: array<i32>;\n"
+        "fn n_splits(row: u32) -> u32 {\n"
+        "    let len = u32(clamp(lens[row / P.rows_b], 0, i32(P.s_kv)));\n"
+        "    return min(P.n_split, (len + P.kv_blk - 1u) / P.kv_blk);\n"
+        "}\n"};
+    snprintf(rpre, sizeof rpre, "%s%s%s%s", f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, qb,
+             WGNN__PARAMS_WGSL(REDUCE_PARAMS), k_splits[kv != NULL]);
     const wgnn__pipe *reduce;
     wgnn_status s = wgnn__pipeline(ctx, "sdpa_fused_reduce", rpre, wgc, 1, &reduce);
     if (s == WGNN_OK)
         s = wgnn__compute_2d_workgroup_count(ctx, (rows * d4 + wg - 1) / wg, ctx->limits.maxComputeWorkgroupsPerDimension,
                                              "sdpa split-KV reduce", &rx, &ry);
     if (s != WGNN_OK) return s;
-    reduce_params rp = {(uint32_t)rows, d4, n_split, 1, 1, 0, 0, d4};
+    reduce_params rp = {(uint32_t)rows, d4, n_split, 1, 1, 0, 0, d4, 1, 1, 0};
+    if (kv) {
+        rp.kv_blk = kv->blk;
+        rp.rows_b = kv->rows_b;
+        rp.s_kv = kv->s_kv;
+    }
     if (lo) {
         rp.s_q = (uint32_t)s_q;
         rp.n_h = lo->n_h;
@@ -335,7 +352,8 @@ static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint
     wgnn__plan_bind_scratch(r, (uint32_t)part_o, 0, (uint64_t)n_split * rows * d4 * 16u);
     wgnn__plan_bind_scratch(r, (uint32_t)part_ml, ml_off, (uint64_t)n_split * rows * 8u);
     wgnn__plan_bind(r, out, off, bytes);
-    if (qbias) wgnn__plan_bind(r, qbias, 0, 0);
+    if (qbias) wgnn__plan_bind(r, qbias, 0, 0); /* binding 4: a bias or the lengths, never both */
+    else if (kv) wgnn__plan_bind(r, kv->lens, 0, 0);
     return WGNN_OK;
 }
 
@@ -344,8 +362,8 @@ static wgnn_status split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint
  * the fused kernel's splits and the decode kernel's. */
 wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, uint64_t rows, uint32_t d4,
                                     uint32_t n_split, int part_o, int part_ml, uint64_t ml_off, WGPUBuffer out,
-                                    uint64_t off, uint64_t bytes) {
-    return split_reduce(ctx, p, f16, rows, d4, n_split, part_o, part_ml, ml_off, out, off, bytes, 0, NULL, NULL);
+                                    uint64_t off, uint64_t bytes, const wgnn__sdpa_kv_splits *kv) {
+    return split_reduce(ctx, p, f16, rows, d4, n_split, part_o, part_ml, ml_off, out, off, bytes, 0, NULL, NULL, kv);
 }
 
 wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
@@ -467,7 +485,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
             wgnn__plan_bind(d, flag, 0, 0);
             if (qbias) wgnn__plan_bind(d, qbias, 0, 0); /* binding 9 */
             s = split_reduce(ctx, p, sh->f16, rows, d4, c.n_split, part_o, part_ml, 0, out->buf,
-                             sh->packed ? 0 : bh0 * per_q, sh->packed ? 0 : n * per_q, sh->s_q, &lo, qbias);
+                             sh->packed ? 0 : bh0 * per_q, sh->packed ? 0 : n * per_q, sh->s_q, &lo, qbias, NULL);
             if (s != WGNN_OK) return s;
         } else {
             wgnn__plan_bind(d, out->buf, sh->packed ? 0 : bh0 * per_q, sh->packed ? 0 : n * per_q);

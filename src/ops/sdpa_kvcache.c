@@ -18,7 +18,7 @@
 #define DECODE_PARAMS(X, S)                                                                          \
     X(S, u32, n_groups) /* B * H_kv * n_split */                                                     \
     X(S, u32, n_b) X(S, u32, h_kv) X(S, u32, h) X(S, u32, group) X(S, u32, s_q) X(S, u32, s_kv)     \
-    X(S, u32, kv_chunk) /* keys a split, a multiple of W * U */                                      \
+    X(S, u32, n_split)  /* key splits: block n of W * U keys to split n % n_split */                 \
     X(S, u32, n_rows)   /* B * H * S_q */                                                            \
     X(S, f32, qscale) X(S, u32, causal)                                                              \
     X(S, u32, ml0) /* the (max, sum) pairs' first vec4 in part */                                    \
@@ -101,15 +101,27 @@ static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const uin
     uint64_t d4 = sh->d / 4, rows = sh->group * sh->s_q;
     if (sh->d % 4 != 0 || d4 > 64 || rows > 8) return false;
     c->sg = sg;
-    c->wg = sg * 4 > 128 ? sg * 4 : 128;
-    c->u = 4;
+    c->u = ctx->knobs.decode_u ? ctx->knobs.decode_u : 4;
     c->qx = (uint32_t)((d4 + sg - 1) / sg);
     c->rows = (uint32_t)rows;
     if (rows * c->qx > 16) return false; /* registers */
     const WGPULimits *L = &ctx->limits;
+    /* 256 threads (8 subgroups of 32 on the H200: a pass of 32 keys, one
+     * pass a split at context 512; 128 measured 1.5% slower a Qwen3-0.6B
+     * decode step, session 16), fewer where the merge's workgroup memory
+     * does not fit, never under 4 subgroups */
+    uint32_t wg = ctx->knobs.decode_wg ? ctx->knobs.decode_wg : 256;
+    if (wg < sg * 4) wg = sg * 4;
+    while (wg > sg * 4 && (wg > L->maxComputeInvocationsPerWorkgroup || wg > L->maxComputeWorkgroupSizeX ||
+                           (wg / sg) * rows * d4 * 16 + 2 * (wg / sg) * rows * 4 + 8 > L->maxComputeWorkgroupStorageSize))
+        wg /= 2;
+    c->wg = wg;
     if (c->wg > L->maxComputeInvocationsPerWorkgroup || c->wg > L->maxComputeWorkgroupSizeX) return false;
-    uint64_t w = c->wg / sg, smem = w * rows * d4 * 16 + 2 * w * rows * 4 + 4;
+    uint64_t w = c->wg / sg, smem = w * rows * d4 * 16 + 2 * w * rows * 4 + 8;
     if (smem > L->maxComputeWorkgroupStorageSize) return false;
+    /* QKV: the staged rows (R query, S_q k, S_q v, S_q rotated k) fit in
+     * the merge's W * R rows (W >= 4, S_q <= R) */
+    if (qkv && rows + 3 * sh->s_q > w * rows) return false;
     for (int i = 0; i < 3; i++)
         if (in_bytes[i] > L->maxStorageBufferBindingSize) return false;
     if (sh->bh * sh->s_kv * d4 > UINT32_MAX) return false;
@@ -132,13 +144,14 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     uint32_t d4 = (uint32_t)(sh->d / 4);
     bool qkv = io->cos != NULL;
     uint64_t n_b = sh->bh / sh->n_h, h_kv = sh->n_h / sh->group, units = n_b * h_kv;
-    /* splits: about 256 workgroups (WGNN_DECODE_WGS), each a multiple of the
-     * keys one pass of the workgroup takes (W subgroups x U keys) */
+    /* splits: about 256 workgroups (WGNN_DECODE_WGS), no more than the
+     * cache has blocks of the keys one pass of the workgroup takes (W
+     * subgroups x U keys); the kernel deals the blocks round the splits */
     uint64_t target = ctx->knobs.decode_wgs ? ctx->knobs.decode_wgs : 256;
-    uint64_t step = (uint64_t)(c->wg / c->sg) * c->u, want = (target + units - 1) / units;
-    uint64_t chunk = (sh->s_kv + want - 1) / want;
-    chunk = (chunk + step - 1) / step * step;
-    uint64_t n_split = (sh->s_kv + chunk - 1) / chunk;
+    uint64_t blk = (uint64_t)(c->wg / c->sg) * c->u, want = (target + units - 1) / units;
+    uint64_t n_split = (sh->s_kv + blk - 1) / blk;
+    if (n_split > want) n_split = want;
+    if (n_split < 1) n_split = 1;
     uint64_t rows = sh->bh * sh->s_q;
     /* one scratch: the outputs, then the (max, sum) pairs from a binding
      * offset the device allows */
@@ -172,7 +185,7 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     if (part < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: no scratch slot left");
     decode_params dp = {(uint32_t)groups,         (uint32_t)n_b,       (uint32_t)h_kv,
                         (uint32_t)sh->n_h,        (uint32_t)sh->group, (uint32_t)sh->s_q,
-                        (uint32_t)sh->s_kv,       (uint32_t)chunk,     (uint32_t)rows,
+                        (uint32_t)sh->s_kv,       (uint32_t)n_split,   (uint32_t)rows,
                         (float)(sh->scale * 1.4426950408889634),       sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1u : 0u,
                         (uint32_t)(ml_off / 16u), io->eps};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &dp, sizeof dp, gx, gy, 1);
@@ -185,7 +198,8 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
     WGPUBuffer extra[4] = {io->cos, io->sin, io->qn, io->kn};
     for (int i = 0; i < 4; i++) wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, extra[i], false), 0, 0);
-    return wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, (uint32_t)n_split, part, part, ml_off, io->out, 0, 0);
+    wgnn__sdpa_kv_splits kv = {io->lens, (uint32_t)blk, (uint32_t)(rows / n_b), (uint32_t)sh->s_kv};
+    return wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, (uint32_t)n_split, part, part, ml_off, io->out, 0, 0, &kv);
 }
 
 static wgnn_status kv_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
