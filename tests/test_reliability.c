@@ -67,7 +67,8 @@ static int attn_matches(const attn *a) {
 #define REDUCE_PRELUDE                                                                       \
     "alias OUT4 = vec4<f32>;\nfn st4(x: vec4<f32>) -> OUT4 { return x; }\n"                  \
     "const QBIAS: bool = false;\nfn qkv_bias4(i: u32) -> vec4<f32> { return vec4<f32>(0.0); }\n" \
-    "struct Params { n_rows: u32, d4: u32, n_split: u32, s_q: u32, n_h: u32, o_rs: u32, o_hs: u32, o_bs: u32, }\n"
+    "struct Params { n_rows: u32, d4: u32, n_split: u32, s_q: u32, n_h: u32, o_rs: u32, o_hs: u32, o_bs: u32, }\n" \
+    "fn n_splits(row: u32) -> u32 { return P.n_split; }\n"
 
 /* D1: the 17th pipeline used to realloc the cache under an op holding
  * pointers into it (three-pass: three pipelines; fused split-KV: two). */
