@@ -186,7 +186,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
 
     // 2. L known (a barrier: the staged rows are in sO). A split with no
-    // key is done: sdpa_fused_reduce (KVBLK) reads only the splits below
+    // key is done: sdpa_fused_reduce (its n_splits) reads only the splits below
     // ceil(L / BLK). The first pass's K and V rows are read now, with the
     // cos/sin rows.
     let L = workgroupUniformLoad(&sLen); // uniform: the key loop holds subgroup operations

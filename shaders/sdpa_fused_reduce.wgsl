@@ -10,7 +10,7 @@
 // (vec4s; contiguous rows: n_h = s_q = 1, o_bs = d4).
 // Params: the host prepends it (src/ops/sdpa_fused.c, written once there),
 // and fn n_splits(row): the splits to combine, P.n_split, or for the decode
-// kernel's (KVLEN) only those that hold keys of the row's cache length
+// kernel's only those that hold keys of the row's cache length
 // (the others wrote nothing).
 
 override WG: u32 = 64u;

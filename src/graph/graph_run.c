@@ -529,7 +529,8 @@ wgnn_status wgnn_graph_profile(const wgnn_graph *g, const wgnn_graph_prof **recs
         s = wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "graph_profile: the device has no timestamp queries");
     else if (!g->profiled)
         s = wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
-                      "graph_profile: the last run was not profiled (wgnn_graph_run(g, 1))");
+                      "graph_profile: the last run was not profiled: run it with wgnn_graph_run(g, WGNN_PROFILE_NODES) "
+                      "or WGNN_PROFILE_SPAN first");
     if (s == WGNN_OK) {
         *recs = g->prof;
         *n = g->prof_n;

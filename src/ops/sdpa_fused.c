@@ -31,9 +31,9 @@
 #define REDUCE_PARAMS(X, S)                                                                          \
     X(S, u32, n_rows) X(S, u32, d4) X(S, u32, n_split) X(S, u32, s_q) X(S, u32, n_h) X(S, u32, o_rs)  \
     X(S, u32, o_hs) X(S, u32, o_bs)                                                                   \
-    X(S, u32, kv_blk) /* KVLEN: split s holds keys only if s < ceil(L / kv_blk) */                   \
-    X(S, u32, rows_b) /* KVLEN: rows a batch element (its L: lens[row / rows_b]) */                  \
-    X(S, u32, s_kv)   /* KVLEN: L clamped to [0, s_kv] */
+    X(S, u32, kv_blk) /* decode splits: split s holds keys only if s < ceil(L / kv_blk) */          \
+    X(S, u32, rows_b) /* decode splits: rows a batch element (its L: lens[row / rows_b]) */         \
+    X(S, u32, s_kv)   /* decode splits: L clamped to [0, s_kv] */
 WGNN__PARAMS_STRUCT(fused_params, FUSED_PARAMS);
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
 WGNN__PARAMS_CHECK(fused_params, FUSED_PARAMS)
