@@ -434,6 +434,8 @@ static void read_knobs(wgnn__knobs *k) {
     k->decode_wgs = env && atoi(env) >= 1 && atoi(env) <= 65536 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_DECODE_WG");
     k->decode_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
+    env = getenv("WGNN_Q8_NC");
+    k->q8_nc = env && (atoi(env) == 1 || atoi(env) == 2 || atoi(env) == 4 || atoi(env) == 8) ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_DECODE_U");
     k->decode_u = env && atoi(env) >= 1 && atoi(env) <= 8 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GRAPH_PRERECORD");

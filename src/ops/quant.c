@@ -153,9 +153,16 @@ static wgnn_status q8_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     uint32_t unroll = ctx->knobs.gemv_unroll ? ctx->knobs.gemv_unroll : 1u, wg;
     uint32_t lanes = wgnn__gemv_lanes(ctx, k4, 8u * unroll, &wg);
     while (lanes > 1 && lanes > k4) lanes /= 2;
-    /* NC columns a thread (x loaded once for NC rows of W) where N leaves
-     * Q8_NC_GROUPS workgroups even so: fewer threads would starve the GPU */
+    /* NC columns a thread (x, and the norm's weight, loaded once for NC
+     * rows of W) where N leaves Q8_NC_GROUPS workgroups even so: fewer
+     * threads would starve the GPU. Four for a few rows (registers: MR *
+     * NC accumulators and NC * 16 dequantized weights): Qwen3-0.6B's q8
+     * lm_head (151936 columns, rms_norm_weight) 128 -> 104 us on the H200,
+     * where 8 and the layer products' 1 -> 2 or 4 gained nothing (session
+     * 16, call 7); WGNN_Q8_NC forces a count. */
     uint32_t nj = wg / lanes, nc = nn >= (uint64_t)nj * 2u * Q8_NC_GROUPS ? 2u : 1u;
+    if (mr <= 4 && nn >= (uint64_t)nj * 4u * Q8_NC_GROUPS) nc = 4u;
+    if (ctx->knobs.q8_nc) nc = ctx->knobs.q8_nc;
     /* whole rows 16-byte aligned: W read as vec4<u32>, one load a step */
     bool v16 = k4 % 4 == 0;
     uint64_t row_blocks = (rows + mr - 1) / mr;
