@@ -90,6 +90,10 @@ static void test_mlp(wgnn_context *ctx) {
             int n = 0;
             wgnn_status ps = wgnn_graph_profile(g, &recs, &n, NULL);
             CHECK(ps != WGNN_OK, "profile of an unprofiled run must fail");
+            /* the message names the flags that make a run profiled */
+            CHECK(!wgnn_context_has_timestamps(ctx) || (ps == WGNN_ERR_INVALID_ARGUMENT &&
+                                                         strstr(wgnn_context_error(ctx), "WGNN_PROFILE_NODES")),
+                  "unprofiled run: %d %s", (int)ps, wgnn_context_error(ctx));
         }
     }
     wgnn_graph_stats st;
