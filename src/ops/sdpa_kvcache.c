@@ -93,6 +93,10 @@ typedef struct decode_cfg {
     uint32_t wg, sg, u, qx, rows; /* threads, subgroup size, keys a subgroup at a time, pieces a lane, rows */
 } decode_cfg;
 
+/* Workgroup memory of the decode kernel at w subgroups: the merge's rows
+ * (sO), maxima and sums (sM, sL), and sLen / sAppend. */
+static uint64_t decode_smem(uint64_t w, uint64_t rows, uint64_t d4) { return w * rows * d4 * 16 + 2 * w * rows * 4 + 8; }
+
 static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const uint64_t *in_bytes, bool qkv,
                         decode_cfg *c) {
     if (ctx->knobs.sdpa_decode == 0 || !ctx->has_subgroups) return false;
@@ -113,12 +117,13 @@ static bool decode_fits(const wgnn_context *ctx, const sdpa_shape *sh, const uin
     uint32_t wg = ctx->knobs.decode_wg ? ctx->knobs.decode_wg : 256;
     if (wg < sg * 4) wg = sg * 4;
     while (wg > sg * 4 && (wg > L->maxComputeInvocationsPerWorkgroup || wg > L->maxComputeWorkgroupSizeX ||
-                           (wg / sg) * rows * d4 * 16 + 2 * (wg / sg) * rows * 4 + 8 > L->maxComputeWorkgroupStorageSize))
+                           decode_smem(wg / sg, rows, d4) > L->maxComputeWorkgroupStorageSize))
         wg /= 2;
     c->wg = wg;
-    if (c->wg > L->maxComputeInvocationsPerWorkgroup || c->wg > L->maxComputeWorkgroupSizeX) return false;
-    uint64_t w = c->wg / sg, smem = w * rows * d4 * 16 + 2 * w * rows * 4 + 8;
-    if (smem > L->maxComputeWorkgroupStorageSize) return false;
+    uint64_t w = c->wg / sg;
+    if (c->wg > L->maxComputeInvocationsPerWorkgroup || c->wg > L->maxComputeWorkgroupSizeX ||
+        decode_smem(w, rows, d4) > L->maxComputeWorkgroupStorageSize)
+        return false;
     /* QKV: the staged rows (R query, S_q k, S_q v, S_q rotated k) fit in
      * the merge's W * R rows (W >= 4, S_q <= R) */
     if (qkv && rows + 3 * sh->s_q > w * rows) return false;
