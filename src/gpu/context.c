@@ -376,6 +376,14 @@ static uint32_t known_compute_units(const wgnn_adapter_info *info) {
     return 0;
 }
 
+/* An integer knob: its value when set and in [lo, hi] (a power of 2 with
+ * pow2), else 0 (unset: the default). */
+static uint32_t knob_int(const char *name, int lo, int hi, bool pow2) {
+    const char *env = getenv(name);
+    int v = env ? atoi(env) : 0;
+    return env && v >= lo && v <= hi && (!pow2 || (v & (v - 1)) == 0) ? (uint32_t)v : 0;
+}
+
 static void read_knobs(wgnn__knobs *k) {
     memset(k, 0, sizeof *k);
     k->fused_sacc = k->fused_sg = k->fused_lean = k->fused_qg = k->fused_swz = -1;
@@ -416,28 +424,21 @@ static void read_knobs(wgnn__knobs *k) {
     k->compute_units = !env ? UINT32_MAX : units <= 4096 ? (uint32_t)units : 0; /* UINT32_MAX: from the table */
     env = getenv("WGNN_GEMM_WAVES");
     k->gemm_waves = env && strcmp(env, "0") == 0 ? 0 : -1;
-    env = getenv("WGNN_GEMV_WG");
-    k->gemv_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
-    env = getenv("WGNN_GEMV_LANES");
-    k->gemv_lanes = env && atoi(env) >= 1 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
+    k->gemv_wg = knob_int("WGNN_GEMV_WG", 32, 1024, true);
+    k->gemv_lanes = knob_int("WGNN_GEMV_LANES", 1, 1024, true);
+    k->gemv_unroll = knob_int("WGNN_GEMV_UNROLL", 1, 16, false);
     /* a graph run's command buffer goes in pieces of this many dispatches,
      * so that the GPU starts on the first while the host records the next
      * (a Qwen3-0.6B decode step on the H200: 3.99 ms one submit, 3.79 every
      * 100 dispatches, 3.40 every 40; docs/PERFORMANCE.md) */
-    env = getenv("WGNN_GEMV_UNROLL");
-    k->gemv_unroll = env && atoi(env) >= 1 && atoi(env) <= 16 ? (uint32_t)atoi(env) : 0;
     env = getenv("WGNN_GRAPH_CHUNK");
     k->graph_chunk = env ? (uint32_t)strtoul(env[0] == 'g' ? env + 1 : env, NULL, 10) : 40u;
     k->graph_chunk_grow = env && env[0] == 'g';
     k->graph_chunk_set = env != NULL;
-    env = getenv("WGNN_DECODE_WGS");
-    k->decode_wgs = env && atoi(env) >= 1 && atoi(env) <= 65536 ? (uint32_t)atoi(env) : 0;
-    env = getenv("WGNN_DECODE_WG");
-    k->decode_wg = env && atoi(env) >= 32 && atoi(env) <= 1024 && (atoi(env) & (atoi(env) - 1)) == 0 ? (uint32_t)atoi(env) : 0;
-    env = getenv("WGNN_Q8_NC");
-    k->q8_nc = env && (atoi(env) == 1 || atoi(env) == 2 || atoi(env) == 4 || atoi(env) == 8) ? (uint32_t)atoi(env) : 0;
-    env = getenv("WGNN_DECODE_U");
-    k->decode_u = env && atoi(env) >= 1 && atoi(env) <= 8 ? (uint32_t)atoi(env) : 0;
+    k->decode_wgs = knob_int("WGNN_DECODE_WGS", 1, 65536, false);
+    k->decode_wg = knob_int("WGNN_DECODE_WG", 32, 1024, true);
+    k->decode_u = knob_int("WGNN_DECODE_U", 1, 8, false);
+    k->q8_nc = knob_int("WGNN_Q8_NC", 1, 8, true);
     env = getenv("WGNN_GRAPH_PRERECORD");
     k->no_graph_prerecord = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_WAIT_SPIN");
@@ -447,8 +448,7 @@ static void read_knobs(wgnn__knobs *k) {
     k->sdpa_packed_bias = !env ? -1 : strcmp(env, "nobias") == 0 ? 0 : strcmp(env, "bias") == 0 ? 1 : -1;
     env = getenv("WGNN_GEMM_DB");
     k->gemm_db = env ? (strcmp(env, "0") == 0 ? 0 : 1) : -1;
-    env = getenv("WGNN_LN_LANES");
-    k->ln_lanes = env && atoi(env) >= 1 && atoi(env) <= 1024 ? (uint32_t)atoi(env) : 0;
+    k->ln_lanes = knob_int("WGNN_LN_LANES", 1, 1024, false);
     env = getenv("WGNN_LN_FUSED");
     k->no_ln_fused = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_STAGED_UPLOAD");
