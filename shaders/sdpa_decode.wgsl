@@ -98,6 +98,26 @@ fn roped4(slot: u32, t: u32, x: u32) -> vec4<f32> {
     return vec4<f32>(roped(slot, t, e), roped(slot, t, e + 1u), roped(slot, t, e + 2u), roped(slot, t, e + 3u));
 }
 
+// K and V rows j0 + u * W + w (u < U) of subgroup w, the lane's pieces; a
+// row past `last` reads row `last` (a valid row, masked by the caller)
+struct Rows {
+    k: array<vec4<f32>, U * QX>,
+    v: array<vec4<f32>, U * QX>,
+}
+
+fn key_rows(kv_base: u32, j0: u32, last: u32, w: u32, lane: u32) -> Rows {
+    var o: Rows;
+    for (var u = 0u; u < U; u++) {
+        let j = min(j0 + u * W + w, last);
+        for (var c = 0u; c < QX; c++) {
+            let x = min(lane + c * SG, D4 - 1u);
+            o.k[u * QX + c] = ld4(k[kv_base + j * D4 + x]);
+            o.v[u * QX + c] = ld4(v[kv_base + j * D4 + x]);
+        }
+    }
+    return o;
+}
+
 // whether split `split` takes key (position) pos: keys go in blocks of
 // BLK = W * U, block n to split n % n_split
 fn holds(pos: i32, split: u32) -> bool { return pos >= 0 && (u32(pos) / BLK) % P.n_split == split; }
@@ -193,16 +213,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let append = workgroupUniformLoad(&sAppend) != 0u && QKV; // new rows only for a length in [S_q, S_max]
     if (k0 >= L) { return; }
     let first = i32(L) - i32(P.s_q); // position of new row 0
-    var kk: array<vec4<f32>, U * QX>;
-    var vv: array<vec4<f32>, U * QX>;
-    for (var u = 0u; u < U; u++) {
-        let j = min(k0 + u * W + w, L - 1u); // past the end: a valid row, masked below
-        for (var c = 0u; c < QX; c++) {
-            let x = min(lane + c * SG, D4 - 1u);
-            kk[u * QX + c] = ld4(k[kv_base + j * D4 + x]);
-            vv[u * QX + c] = ld4(v[kv_base + j * D4 + x]);
-        }
-    }
+    var cur = key_rows(kv_base, k0, L - 1u, w, lane); // past L: row L - 1, masked below
     if (QKV) {
         for (var r = 0u; r < R; r++) {
             let pq = u32(max(first + i32(r % P.s_q), 0)); // its position (any row when L is out of range)
@@ -229,16 +240,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var j0 = k0; j0 < L; j0 += P.n_split * BLK) {
         // U keys of this subgroup: j0 + u * W + w; K and V rows read first
         // (the first pass's with the cos/sin rows, above)
-        if (j0 != k0) {
-            for (var u = 0u; u < U; u++) {
-                let j = min(j0 + u * W + w, L - 1u); // past the end: a valid row, masked below
-                for (var c = 0u; c < QX; c++) {
-                    let x = min(lane + c * SG, D4 - 1u);
-                    kk[u * QX + c] = ld4(k[kv_base + j * D4 + x]);
-                    vv[u * QX + c] = ld4(v[kv_base + j * D4 + x]);
-                }
-            }
-        }
+        if (j0 != k0) { cur = key_rows(kv_base, j0, L - 1u, w, lane); }
+        var kk = cur.k;
+        var vv = cur.v;
         if (append && j0 + BLK > u32(max(first, 0))) {
             // a new row (position >= first) comes from sO, not the cache
             // (as does the row a key past L was clamped to)
