@@ -29,7 +29,15 @@
 // SK (a wave-balanced product, see main): the first tiles whole, the last
 // few in K slices, so that the last wave leaves no multiprocessor idle.
 //
-// Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK,
+// KW > 1 (K groups; not with SK or DB): the workgroup is KW groups of WX x
+// WY threads on the same output tile, group g taking K tiles g, g + KW,
+// g + 2 KW, ... into its own staging buffers and accumulators; at the end
+// groups 1 .. KW - 1 add theirs into group 0's through workgroup memory
+// (BS, KW * BS_N >= NT * TM * TN / 4 vec4s, checked by the host), which
+// runs the epilogue. As many threads as KW K slices in batch entries, with
+// no partial products in scratch and no reduce pass after them.
+//
+// Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK, KW,
 // TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, DB (two staging
 // buffers, one barrier a K tile), ACT (0 none, 1
 // relu, 2 gelu, 3 gelu tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
@@ -53,7 +61,7 @@
 
 var<private> res_base: u32; // this batch entry's first residual element
 
-const NT: u32 = WX * WY;
+const NT: u32 = WX * WY; // threads of one K group
 const BM: u32 = WY * TM;
 const BN: u32 = WX * TN;
 const SA: u32 = BM + 4u; // floats per k row of AS
@@ -65,14 +73,17 @@ const LB4: u32 = BN * BK / (4u * NT);
 
 const AS_N: u32 = BK * SA / 4u; // vec4s of one staged A tile
 const BS_N: u32 = BK * SB / 4u;
-var<workgroup> AS: array<vec4<f32>, AS_N * select(1u, 2u, DB)>;
-var<workgroup> BS: array<vec4<f32>, BS_N * select(1u, 2u, DB)>;
+const NB: u32 = select(1u, 2u, DB); // staging buffers a group
+var<workgroup> AS: array<vec4<f32>, AS_N * NB * KW>;
+var<workgroup> BS: array<vec4<f32>, BS_N * NB * KW>;
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
-@compute @workgroup_size(WX * WY)
+@compute @workgroup_size(WX * WY * KW)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) tid: u32) {
+        @builtin(local_invocation_index) lid: u32) {
+    let kg = lid / NT; // K group
+    let tid = lid % NT;
     let tx = tid % WX;
     let ty = tid / WX;
     var m0 = wid.y * BM;
@@ -106,7 +117,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
     var acc: array<vec4<f32>, TM * TN / 4u>;
     for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = vec4(0.0); }
-    if (BIAS_INIT) {
+    if (BIAS_INIT && kg == 0u) {
         let bias0 = P.bias_off + wid.z * P.bias_bs;
         var bv: array<vec4<f32>, TN / 4u>;
         for (var c = 0u; c < TN / 4u; c++) {
@@ -125,12 +136,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var ra4: array<vec4<f32>, select(1u, LA4, VA)>;
     var rb4: array<vec4<f32>, select(1u, LB4, VB)>;
 
-    for (var t = 0u; t <= tiles; t++) {
-        // stage tile t - 1 (loaded last iteration) while tile t loads; DB:
-        // into the buffer tile t - 3 was read from, which every thread left
-        // before the last barrier, so that one barrier a tile does
-        let ao = select(0u, ((t + 1u) % 2u) * AS_N, DB);
-        let bo = select(0u, ((t + 1u) % 2u) * BS_N, DB);
+    let steps = (tiles + KW - 1u) / KW; // K tiles a group
+    for (var t = 0u; t <= steps; t++) {
+        // stage the group's tile t - 1 (loaded last iteration) while tile t
+        // loads; DB: into the buffer tile t - 3 was read from, which every
+        // thread left before the last barrier, so that one barrier a tile does
+        let ao = kg * AS_N * NB + select(0u, ((t + 1u) % 2u) * AS_N, DB);
+        let bo = kg * BS_N * NB + select(0u, ((t + 1u) % 2u) * BS_N, DB);
         if (t > 0u) {
             if (!DB) { workgroupBarrier(); }
             if (VA) {
@@ -175,8 +187,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
             workgroupBarrier();
         }
-        if (t < tiles) {
-            let k0 = (kt0 + t) * BK;
+        if (t < steps) {
+            let k0 = (kt0 + t * KW + kg) * BK; // past the group's last tile: k >= P.k, zeros
             if (VA) {
                 for (var l = 0u; l < LA4; l++) {
                     let e = tid + l * NT;
@@ -230,7 +242,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 }
             }
         }
-        if (t > 0u) {
+        if (t > 0u && (t - 1u) * KW + kg < tiles) {
             for (var kk = 0u; kk < BK; kk++) {
                 var a: array<vec4<f32>, TM / 4u>;
                 var b: array<vec4<f32>, TN / 4u>;
@@ -244,6 +256,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 }
             }
         }
+    }
+
+    if (KW > 1u) { // groups 1 .. KW - 1 add their sums into group 0's, one a round
+        for (var g = 1u; g < KW; g++) {
+            workgroupBarrier();
+            if (kg == g) {
+                for (var q = 0u; q < TM * TN / 4u; q++) { BS[q * NT + tid] = acc[q]; }
+            }
+            workgroupBarrier();
+            if (kg == 0u) {
+                for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] += BS[q * NT + tid]; }
+            }
+        }
+        if (kg > 0u) { return; }
     }
 
     let bias_base = P.bias_off + wid.z * P.bias_bs;

@@ -71,6 +71,8 @@ typedef struct wgnn__knobs {
     int gemm_db;              /* WGNN_GEMM_DB=0/1: gemm.wgsl stages K tiles in one buffer (two barriers a tile) or two
                                  (one) on every tile; -1 default: two on the 128 x 128 tile (ops/gemm.c) */
     int gemm_waves;           /* WGNN_GEMM_WAVES=0: no wave plans (ops/gemm.c); -1 default */
+    int gemm_kw;              /* WGNN_GEMM_KW=N: at most N K groups inside a small-M tile's workgroup (gemm.wgsl's
+                                 KW; 1: none, K slices only in batch entries and a reduce); -1 default (4) */
     uint32_t gemv_wg;         /* WGNN_GEMV_WG=T: threads of a GEMV workgroup (32..1024, power of 2); 0 auto */
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */
     uint32_t gemv_unroll;     /* WGNN_GEMV_UNROLL=U: loads a lane keeps in flight in the GEMVs (1..16); 0 auto */

@@ -271,6 +271,36 @@ int main(void) {
                   1e-4, 1e-3);
         ctx->knobs.compute_units = units;
     }
+    {
+        /* wgnn__gemm_kw, the K groups inside the small-M tile's workgroups,
+         * at ViT-B/16's batch-1 products (M = 197) with the H200's 132
+         * units: the fewest slices' worth of threads on the busiest unit,
+         * ties to the most groups (session 17 call 1); with the units
+         * unknown, the most groups that divide the slices */
+        const WGPULimits *lim = &ctx->limits;
+        if (!ctx->knobs.gemm_tile[0] && ctx->knobs.gemm_db != 1 && ctx->knobs.gemm_kw < 0 &&
+            wgnn__gemm_small_tile_ok(ctx) && lim->maxComputeInvocationsPerWorkgroup >= 256 &&
+            lim->maxComputeWorkgroupSizeX >= 256 && lim->maxComputeWorkgroupStorageSize >= 27 * 1024) {
+            uint32_t units = ctx->knobs.compute_units;
+            static const uint32_t shapes[][5] = {/* n, k, s, kw at 132 units, kw at 0 */
+                                                 {3072, 768, 2, 2, 2}, {768, 3072, 6, 2, 3}, {2304, 768, 3, 3, 3},
+                                                 {768, 768, 6, 2, 3},  {768, 768, 5, 1, 1},  {768, 768, 1, 1, 1}};
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                wgnn__gemm g = {.m = 197, .n = shapes[i][0], .k = shapes[i][1], .batch = 1, .lda = shapes[i][1],
+                                .ldb = shapes[i][0], .ldc = shapes[i][0], .bias_cs = 1, .alpha = 1, .beta = 1};
+                g.bias.scratch = g.res.scratch = -1;
+                ctx->knobs.compute_units = 132;
+                uint32_t kw = wgnn__gemm_kw(ctx, &g, shapes[i][2]);
+                CHECK(kw == shapes[i][3], "gemm_kw 197x%ux%u, %u slices, 132 units: %u groups, want %u", shapes[i][0],
+                      shapes[i][1], shapes[i][2], kw, shapes[i][3]);
+                ctx->knobs.compute_units = 0;
+                kw = wgnn__gemm_kw(ctx, &g, shapes[i][2]);
+                CHECK(kw == shapes[i][4], "gemm_kw 197x%ux%u, %u slices, units unknown: %u groups, want %u",
+                      shapes[i][0], shapes[i][1], shapes[i][2], kw, shapes[i][4]);
+            }
+            ctx->knobs.compute_units = units;
+        }
+    }
     activations(ctx, 37); /* tiles */
     activations(ctx, 3);  /* gemv */
     /* 4 KiB bindings at 256-byte offsets: bmm's batch, and the rows of mm's

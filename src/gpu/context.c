@@ -424,6 +424,8 @@ static void read_knobs(wgnn__knobs *k) {
     k->compute_units = !env ? UINT32_MAX : units <= 4096 ? (uint32_t)units : 0; /* UINT32_MAX: from the table */
     env = getenv("WGNN_GEMM_WAVES");
     k->gemm_waves = env && strcmp(env, "0") == 0 ? 0 : -1;
+    uint32_t kw = knob_int("WGNN_GEMM_KW", 1, 8, false);
+    k->gemm_kw = kw ? (int)kw : -1;
     k->gemv_wg = knob_int("WGNN_GEMV_WG", 32, 1024, true);
     k->gemv_lanes = knob_int("WGNN_GEMV_LANES", 1, 1024, true);
     k->gemv_unroll = knob_int("WGNN_GEMV_UNROLL", 1, 16, false);

@@ -177,6 +177,42 @@ static bool double_buffer(const wgnn_context *ctx, const wgnn__gemm_tile *t) {
     return on && bytes <= ctx->limits.maxComputeWorkgroupStorageSize;
 }
 
+/* K groups inside a workgroup (gemm.wgsl's KW) on the small-M tile: of the
+ * s K slices split_count gives a product, kw (a divisor of s, at most
+ * WGNN_GEMM_KW, default 4) run as groups of one workgroup on the same
+ * output tile, each with its own staging buffers, summed through workgroup
+ * memory at the end; the other s / kw stay batch entries with a reduce
+ * (none when kw = s). Where the compute units are known, kw is the one
+ * with the fewest slices' worth of threads on the busiest unit,
+ * ceil(tiles * s / kw / units) * kw, the largest of equals (fewer partial
+ * products): a workgroup of kw groups is kw times the unit of work, and
+ * too few of them leave units idle. On the H200 at ViT-B/16's batch 1
+ * (session 17 call 1, us, kw = 1 -> the pick): q|k|v (252 tiles, s = 3)
+ * 41.9 -> 38.4 at kw = 3; the out projection (84 tiles, s = 6) 27.5 ->
+ * 24.8 at 2 (28.0 at 3); fc2 (84, 6) 50.9 -> 49.9 at 2 (66.5 at 3: 168
+ * workgroups on 132 SMs); fc1 (336, 2) 52.2 -> 52.4. Unknown units: the
+ * largest kw. */
+uint32_t wgnn__gemm_kw(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s) {
+    uint32_t most = ctx->knobs.gemm_kw < 0 ? 4u : (uint32_t)ctx->knobs.gemm_kw;
+    if (s < 2 || most < 2 || g->sk_ts || g->big_tile || ctx->knobs.gemm_tile[0]) return 1;
+    wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
+    if (memcmp(&t, &k_small_tile, sizeof t) != 0 || double_buffer(ctx, &t)) return 1;
+    const WGPULimits *lim = &ctx->limits;
+    uint32_t nt = t.wx * t.wy, sums = nt * t.tm * t.tn / 4u, bs = t.bk * (t.wx * t.tn + 4u) / 4u; /* vec4s */
+    uint64_t staged = (uint64_t)t.bk * (t.wy * t.tm + 4u + t.wx * t.tn + 4u) * 4u; /* bytes a group */
+    uint64_t tiles = wgnn__ceil_div(g->m, (uint64_t)t.wy * t.tm) * wgnn__ceil_div(g->n, (uint64_t)t.wx * t.tn);
+    uint32_t units = ctx->knobs.compute_units, best = 1;
+    uint64_t best_cost = units ? wgnn__ceil_div(tiles * s, units) : 0;
+    for (uint32_t kw = 2; kw <= most && kw <= s; kw++) {
+        if (s % kw || nt * kw > lim->maxComputeInvocationsPerWorkgroup || nt * kw > lim->maxComputeWorkgroupSizeX ||
+            kw * staged > lim->maxComputeWorkgroupStorageSize || kw * bs < sums)
+            continue;
+        uint64_t cost = units ? wgnn__ceil_div(tiles * (s / kw), units) * kw : 0;
+        if (cost <= best_cost) best = kw, best_cost = cost;
+    }
+    return best;
+}
+
 /* One operand's footprint: elements from its offset that one batch entry
  * touches (extent), its batch stride, element size. */
 typedef struct span {
@@ -422,8 +458,15 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
         }
     }
     bool split = false;
-    wgnn_status s0 = wgnn__gemm_plan_split(ctx, p, g, &split, ln_done);
+    uint32_t kw = 1;
+    wgnn_status s0 = wgnn__gemm_plan_split(ctx, p, g, &split, ln_done, &kw);
     if (s0 != WGNN_OK || split) return s0;
+    wgnn__gemm gk;
+    if (kw > 1) { /* the K slices as groups inside the workgroups, the epilogue in the tile */
+        gk = *g;
+        gk.kw = kw;
+        g = &gk;
+    }
     if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
         g->bias_cs > 0xFFFFFFFFull || g->ldr > 0xFFFFFFFFull)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
@@ -466,10 +509,11 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
         bool binit = bias_init_on(ctx, g, t.tm, t.tn);
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
-                         "const BK: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
+                         "const BK: u32 = %uu;\nconst KW: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
                          "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
                          "const HAS_RES: bool = %s;\nconst SK: bool = %s;\nconst DB: bool = %s;\nconst ACT: u32 = %uu;\n",
-                         WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->trans_a ? "true" : "false",
+                         WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->kw > 1 ? g->kw : 1u,
+                         g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false",
                          g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false",

@@ -71,6 +71,7 @@ typedef struct wgnn__gemm {
      * tiles below sk_dp whole, the rest in sk_ts K slices each; 0: off. */
     uint32_t sk_dp, sk_ts;
     bool big_tile; /* planner alone: a wave plan's product, on the 128 x 128 tile */
+    uint32_t kw;   /* planner alone: K groups inside a workgroup (gemm.wgsl's KW); 0 or 1: one */
 } wgnn__gemm;
 
 /* Appends the dispatches of one GEMM to p (chunked over the batch or split
@@ -139,6 +140,11 @@ uint64_t wgnn__gemm_binding_cap(const wgnn_context *ctx);
 /* gemm_split.c: g through K slices or a bias pass and a reduce, where its
  * shape asks for that; *split false: nothing recorded, the plain route
  * runs it. *ln_done: g's LayerNorm (ln_y) written by the reduce too. */
-wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done);
+wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done,
+                                  uint32_t *kw);
+/* K groups inside a workgroup that the small-M tile takes for a product
+ * split_count would cut into s K slices (a divisor of s, 1: none), within
+ * WGNN_GEMM_KW and the device's limits. */
+uint32_t wgnn__gemm_kw(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s);
 
 #endif /* WGNN_GEMM_H */

@@ -125,6 +125,7 @@ typedef struct wave_plan {
     uint32_t s;      /* uniform K slices (1: the bias pass alone) */
     uint32_t dp, ts; /* ts > 0 (then s = 1): tiles below dp whole, the rest in ts K slices */
     bool big;        /* planned on the 128 x 128 tile (else: split_count's plan as it was) */
+    uint32_t kw;     /* K groups inside each slice's workgroups (gemm.wgsl's KW; 0 or 1: one) */
 } wave_plan;
 
 #define WAVE_MIN_TILES 2u       /* K tiles in a tail slice, at least */
@@ -155,7 +156,7 @@ static wgnn__gemm sliced(const wgnn__gemm *g, uint32_t s) {
  * q / 2 + 1 / (2 ts) + p (ts - 1) r / T (q = T / units whole rounds of
  * tiles, r the rest). A plan other than s0's is taken when it is 3% less. */
 static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s0, bool wide) {
-    wave_plan w = {s0, 0, 0, false};
+    wave_plan w = {s0, 0, 0, false, 1};
     uint32_t units = ctx->knobs.compute_units;
     if (!units || ctx->knobs.gemm_split >= 1 || ctx->knobs.gemm_waves == 0 || g->batch != 1) return w;
     wgnn__gemm h0 = sliced(g, s0);
@@ -172,11 +173,11 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
     uint64_t tiles = wgnn__ceil_div(g->m, bm) * wgnn__ceil_div(g->n, bn), ktiles = wgnn__ceil_div(g->k, t.bk);
     double p = (double)tiles / units * WAVE_FLOP_PER_BYTE / g->k;
     double c0 = waves(tiles * s0, units) / s0 + p * (s0 - 1), best = c0;
-    wave_plan pick = {s0, 0, 0, true};
+    wave_plan pick = {s0, 0, 0, true, 1};
     for (uint32_t s = 1; s <= 8; s++) {
         if (s == s0 || g->k % s || (s > 1 && (g->k / s < SPLIT_MIN_SLICE || (g->k / s) % 4))) continue;
         double c = waves(tiles * s, units) / s + p * (s - 1);
-        if (c < best) best = c, pick = (wave_plan){s, 0, 0, true};
+        if (c < best) best = c, pick = (wave_plan){s, 0, 0, true, 1};
     }
     uint64_t q = tiles / units, r = tiles % units;
     if (q >= 1 && r > 0) {
@@ -184,7 +185,7 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
         if (ts > ktiles / WAVE_MIN_TILES) ts = ktiles / WAVE_MIN_TILES;
         if (ts > WAVE_MAX_TS) ts = WAVE_MAX_TS;
         double c = q / 2.0 + 0.5 / (double)ts + p * (double)(ts - 1) * r / tiles;
-        if (ts >= 2 && c < best) best = c, pick = (wave_plan){1, (uint32_t)(q * units), (uint32_t)ts, true};
+        if (ts >= 2 && c < best) best = c, pick = (wave_plan){1, (uint32_t)(q * units), (uint32_t)ts, true, 1};
     }
     return wide || best < 0.97 * c0 ? pick : w;
 }
@@ -287,6 +288,7 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     h.sk_dp = w.dp;
     h.sk_ts = w.ts;
     h.big_tile = w.big;
+    h.kw = w.kw;
     h.c = (wgnn__gemm_operand){NULL, sc, 0, mn};
     h.ldc = g->n;
     h.bias = (wgnn__gemm_operand){NULL, -1, 0, 0};
@@ -363,9 +365,14 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
 
 /* g's split route: split_count's slices (or a bias pass), wave_choose's
  * plan, plan_split's product into scratch and its reduce. *split: the
- * product was planned this way (else the plain route must run it). */
-wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done) {
+ * product was planned this way (else the plain route must run it). On the
+ * small-M tile, *kw of the slices run as K groups inside each workgroup
+ * (wgnn__gemm_kw); when that takes them all, *split stays false and the
+ * plain route runs g with those groups, its epilogue in the tile. */
+wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done,
+                                  uint32_t *kw) {
     *split = false;
+    *kw = 1;
     bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
     uint32_t sk = split_count(ctx, g, hb);
     bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;
@@ -378,6 +385,14 @@ wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__
         /* a product moved onto the 128 x 128 tile for a wave plan that
          * then makes none goes the plain route (its tile and bias) */
         wave_plan w = wave_choose(ctx, g, sk, wide);
+        if (!bias_pass && !w.big && !w.ts && w.s > 1) {
+            w.kw = wgnn__gemm_kw(ctx, g, w.s);
+            w.s /= w.kw;
+            if (w.s == 1) {
+                *kw = w.kw;
+                return WGNN_OK;
+            }
+        }
         bool skipped = true;
         wgnn_status s = wide && !w.big ? WGNN_OK : plan_split(ctx, p, g, w, hb, &skipped, ln_done);
         if (s != WGNN_OK) return s;
