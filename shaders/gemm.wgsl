@@ -33,7 +33,7 @@
 // WY threads on the same output tile, group g taking K tiles g, g + KW,
 // g + 2 KW, ... into its own staging buffers and accumulators; at the end
 // groups 1 .. KW - 1 add theirs into group 0's through workgroup memory
-// (BS, KW * BS_N >= NT * TM * TN / 4 vec4s, checked by the host), which
+// (the B staging buffers, RQ accumulators a thread a pass), and group 0
 // runs the epilogue. As many threads as KW K slices in batch entries, with
 // no partial products in scratch and no reduce pass after them.
 //
@@ -66,16 +66,22 @@ const BM: u32 = WY * TM;
 const BN: u32 = WX * TN;
 const SA: u32 = BM + 4u; // floats per k row of AS
 const SB: u32 = BN + 4u;
-const LA: u32 = BM * BK / NT; // A values each thread stages per tile
-const LB: u32 = BN * BK / NT;
-const LA4: u32 = BM * BK / (4u * NT); // vec4s of A (VA) or B (VB) a thread stages per tile
-const LB4: u32 = BN * BK / (4u * NT);
+const NA: u32 = BM * BK; // values of one A tile (NA / 4 vec4s), of one B tile
+const NB: u32 = BN * BK;
+// A values each thread stages per tile (the last ones past NA skipped where
+// NT does not divide it), B's; in vec4s (VA, VB)
+const LA: u32 = (NA + NT - 1u) / NT;
+const LB: u32 = (NB + NT - 1u) / NT;
+const LA4: u32 = (NA / 4u + NT - 1u) / NT;
+const LB4: u32 = (NB / 4u + NT - 1u) / NT;
 
 const AS_N: u32 = BK * SA / 4u; // vec4s of one staged A tile
 const BS_N: u32 = BK * SB / 4u;
-const NB: u32 = select(1u, 2u, DB); // staging buffers a group
-var<workgroup> AS: array<vec4<f32>, AS_N * NB * KW>;
-var<workgroup> BS: array<vec4<f32>, BS_N * NB * KW>;
+const NBUF: u32 = select(1u, 2u, DB); // staging buffers a group
+var<workgroup> AS: array<vec4<f32>, AS_N * NBUF * KW>;
+var<workgroup> BS: array<vec4<f32>, BS_N * NBUF * KW>;
+// accumulators a thread passes through BS at a time when KW > 1
+const RQ: u32 = min(TM * TN / 4u, max(1u, BS_N * NBUF * KW / NT));
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
@@ -141,13 +147,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         // stage the group's tile t - 1 (loaded last iteration) while tile t
         // loads; DB: into the buffer tile t - 3 was read from, which every
         // thread left before the last barrier, so that one barrier a tile does
-        let ao = kg * AS_N * NB + select(0u, ((t + 1u) % 2u) * AS_N, DB);
-        let bo = kg * BS_N * NB + select(0u, ((t + 1u) % 2u) * BS_N, DB);
+        let ao = kg * AS_N * NBUF + select(0u, ((t + 1u) % 2u) * AS_N, DB);
+        let bo = kg * BS_N * NBUF + select(0u, ((t + 1u) % 2u) * BS_N, DB);
         if (t > 0u) {
             if (!DB) { workgroupBarrier(); }
             if (VA) {
                 for (var l = 0u; l < LA4; l++) {
                     let e = tid + l * NT;
+                    if ((NA / 4u) % NT != 0u && e >= NA / 4u) { continue; }
                     if (TRANS_A) { // four rows of one k
                         let kk = e / (BM / 4u);
                         AS[ao + (kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
@@ -160,6 +167,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             } else {
                 for (var l = 0u; l < LA; l++) {
                     let e = tid + l * NT;
+                    if ((NA) % NT != 0u && e >= NA) { continue; }
                     var r: u32; var kk: u32;
                     if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
                     AS[ao + (kk * SA + r) / 4u][r % 4u] = ra[l];
@@ -168,6 +176,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (VB) {
                 for (var l = 0u; l < LB4; l++) {
                     let e = tid + l * NT;
+                    if ((NB / 4u) % NT != 0u && e >= NB / 4u) { continue; }
                     if (TRANS_B) { // four k's of one column
                         let c = e / (BK / 4u);
                         let k4 = (e % (BK / 4u)) * 4u;
@@ -180,6 +189,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             } else {
                 for (var l = 0u; l < LB; l++) {
                     let e = tid + l * NT;
+                    if ((NB) % NT != 0u && e >= NB) { continue; }
                     var c: u32; var kk: u32;
                     if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
                     BS[bo + (kk * SB + c) / 4u][c % 4u] = rb[l];
@@ -192,6 +202,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (VA) {
                 for (var l = 0u; l < LA4; l++) {
                     let e = tid + l * NT;
+                    if ((NA / 4u) % NT != 0u && e >= NA / 4u) { continue; }
                     var i: u32; var k: u32;
                     if (TRANS_A) { k = k0 + e / (BM / 4u); i = m0 + (e % (BM / 4u)) * 4u; }
                     else { i = m0 + e / (BK / 4u); k = k0 + (e % (BK / 4u)) * 4u; }
@@ -204,6 +215,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             } else {
                 for (var l = 0u; l < LA; l++) {
                     let e = tid + l * NT;
+                    if ((NA) % NT != 0u && e >= NA) { continue; }
                     var r: u32; var kk: u32;
                     if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
                     let i = m0 + r;
@@ -218,6 +230,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (VB) {
                 for (var l = 0u; l < LB4; l++) {
                     let e = tid + l * NT;
+                    if ((NB / 4u) % NT != 0u && e >= NB / 4u) { continue; }
                     var j: u32; var k: u32;
                     if (TRANS_B) { j = n0 + e / (BK / 4u); k = k0 + (e % (BK / 4u)) * 4u; }
                     else { k = k0 + e / (BN / 4u); j = n0 + (e % (BN / 4u)) * 4u; }
@@ -230,6 +243,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             } else {
                 for (var l = 0u; l < LB; l++) {
                     let e = tid + l * NT;
+                    if ((NB) % NT != 0u && e >= NB) { continue; }
                     var c: u32; var kk: u32;
                     if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
                     let j = n0 + c;
@@ -258,15 +272,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
     }
 
-    if (KW > 1u) { // groups 1 .. KW - 1 add their sums into group 0's, one a round
+    if (KW > 1u) { // groups 1 .. KW - 1 add their sums into group 0's, one a round, RQ of them a pass
         for (var g = 1u; g < KW; g++) {
-            workgroupBarrier();
-            if (kg == g) {
-                for (var q = 0u; q < TM * TN / 4u; q++) { BS[q * NT + tid] = acc[q]; }
-            }
-            workgroupBarrier();
-            if (kg == 0u) {
-                for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] += BS[q * NT + tid]; }
+            for (var q0 = 0u; q0 < TM * TN / 4u; q0 += RQ) {
+                workgroupBarrier();
+                if (kg == g) {
+                    for (var q = 0u; q < RQ; q++) {
+                        if (q0 + q < TM * TN / 4u) { BS[q * NT + tid] = acc[q0 + q]; }
+                    }
+                }
+                workgroupBarrier();
+                if (kg == 0u) {
+                    for (var q = 0u; q < RQ; q++) {
+                        if (q0 + q < TM * TN / 4u) { acc[q0 + q] += BS[q * NT + tid]; }
+                    }
+                }
             }
         }
         if (kg > 0u) { return; }

@@ -411,9 +411,7 @@ static void read_knobs(wgnn__knobs *k) {
     env = getenv("WGNN_GEMM_TILE");
     uint32_t g[5] = {0, 0, 0, 0, 8};
     if (env && sscanf(env, "%ux%ux%ux%ux%u", &g[0], &g[1], &g[2], &g[3], &g[4]) >= 4 && g[0] && g[1] &&
-        g[0] * g[1] <= 1024 && (g[2] == 4 || g[2] == 8) && (g[3] == 4 || g[3] == 8) && g[4] >= 1 && g[4] <= 32 &&
-        (g[1] * g[2] * g[4]) % (g[0] * g[1]) == 0 &&
-        (g[0] * g[3] * g[4]) % (g[0] * g[1]) == 0) /* whole A and B loads per thread */
+        g[0] * g[1] <= 1024 && (g[2] == 4 || g[2] == 8) && (g[3] == 4 || g[3] == 8) && g[4] >= 1 && g[4] <= 32)
         memcpy(k->gemm_tile, g, sizeof g);
     env = getenv("WGNN_GEMM_BIAS_INIT");
     k->gemm_bias_init = env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? atoi(env) : -1;

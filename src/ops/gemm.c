@@ -191,21 +191,25 @@ static bool double_buffer(const wgnn_context *ctx, const wgnn__gemm_tile *t) {
  * 41.9 -> 38.4 at kw = 3; the out projection (84 tiles, s = 6) 27.5 ->
  * 24.8 at 2 (28.0 at 3); fc2 (84, 6) 50.9 -> 49.9 at 2 (66.5 at 3: 168
  * workgroups on 132 SMs); fc1 (336, 2) 52.2 -> 52.4. Unknown units: the
- * largest kw. */
+ * largest kw. Products of at most WGNN__GEMM_SMALL_M rows on a tile that
+ * WGNN_GEMM_TILE forces take groups too (measurements: session 17 calls
+ * 5-7, a 40 x 128 tile in 4 groups, one workgroup of 640 threads an SM,
+ * took fc1 51.2 -> 48.5 us alone but the encoder's span 1.917 -> 1.929 ms:
+ * not planned). */
 uint32_t wgnn__gemm_kw(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s) {
     uint32_t most = ctx->knobs.gemm_kw < 0 ? 4u : (uint32_t)ctx->knobs.gemm_kw;
-    if (s < 2 || most < 2 || g->sk_ts || g->big_tile || ctx->knobs.gemm_tile[0]) return 1;
-    wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
-    if (memcmp(&t, &k_small_tile, sizeof t) != 0 || double_buffer(ctx, &t)) return 1;
+    if (s < 2 || most < 2 || g->sk_ts || g->big_tile || g->m > WGNN__GEMM_SMALL_M) return 1;
+    wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g); /* k_small_tile, or WGNN_GEMM_TILE's */
+    if (t.gemv_mr || wgnn__gemm_is_big_tile(&t) || double_buffer(ctx, &t)) return 1;
     const WGPULimits *lim = &ctx->limits;
-    uint32_t nt = t.wx * t.wy, sums = nt * t.tm * t.tn / 4u, bs = t.bk * (t.wx * t.tn + 4u) / 4u; /* vec4s */
+    uint32_t nt = t.wx * t.wy;
     uint64_t staged = (uint64_t)t.bk * (t.wy * t.tm + 4u + t.wx * t.tn + 4u) * 4u; /* bytes a group */
     uint64_t tiles = wgnn__ceil_div(g->m, (uint64_t)t.wy * t.tm) * wgnn__ceil_div(g->n, (uint64_t)t.wx * t.tn);
     uint32_t units = ctx->knobs.compute_units, best = 1;
     uint64_t best_cost = units ? wgnn__ceil_div(tiles * s, units) : 0;
     for (uint32_t kw = 2; kw <= most && kw <= s; kw++) {
         if (s % kw || nt * kw > lim->maxComputeInvocationsPerWorkgroup || nt * kw > lim->maxComputeWorkgroupSizeX ||
-            kw * staged > lim->maxComputeWorkgroupStorageSize || kw * bs < sums)
+            kw * staged > lim->maxComputeWorkgroupStorageSize)
             continue;
         uint64_t cost = units ? wgnn__ceil_div(tiles * (s / kw), units) * kw : 0;
         if (cost <= best_cost) best = kw, best_cost = cost;
@@ -458,15 +462,10 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
         }
     }
     bool split = false;
-    uint32_t kw = 1;
-    wgnn_status s0 = wgnn__gemm_plan_split(ctx, p, g, &split, ln_done, &kw);
+    wgnn__gemm gk; /* g, with the K groups the split route chose for it */
+    wgnn_status s0 = wgnn__gemm_plan_split(ctx, p, g, &split, ln_done, &gk);
     if (s0 != WGNN_OK || split) return s0;
-    wgnn__gemm gk;
-    if (kw > 1) { /* the K slices as groups inside the workgroups, the epilogue in the tile */
-        gk = *g;
-        gk.kw = kw;
-        g = &gk;
-    }
+    g = &gk;
     if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
         g->bias_cs > 0xFFFFFFFFull || g->ldr > 0xFFFFFFFFull)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
@@ -498,14 +497,13 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                  g->b_f16 ? "u32" : "f32", has_bias ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
     else {
         /* vec4 loads of A / B: rows, offsets, batch strides and the extent
-         * along the loaded dim multiples of 4, the tile whole vec4s a thread */
-        uint64_t nt = (uint64_t)t.wx * t.wy, bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn;
+         * along the loaded dim multiples of 4 (a tile's vec4s need not
+         * divide among the threads: gemm.wgsl skips the last ones) */
+        uint64_t bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn;
         bool va = g->lda % 4 == 0 && g->a.off % 4 == 0 && (g->batch == 1 || g->a.bs % 4 == 0) &&
-                  (g->trans_a ? g->m % 4 == 0 && bm % 4 == 0 : g->k % 4 == 0 && t.bk % 4 == 0) &&
-                  bm * t.bk % (4 * nt) == 0;
+                  (g->trans_a ? g->m % 4 == 0 && bm % 4 == 0 : g->k % 4 == 0 && t.bk % 4 == 0);
         bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
-                  (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0) &&
-                  bn * t.bk % (4 * nt) == 0;
+                  (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0);
         bool binit = bias_init_on(ctx, g, t.tm, t.tn);
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"

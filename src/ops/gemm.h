@@ -141,7 +141,7 @@ uint64_t wgnn__gemm_binding_cap(const wgnn_context *ctx);
  * shape asks for that; *split false: nothing recorded, the plain route
  * runs it. *ln_done: g's LayerNorm (ln_y) written by the reduce too. */
 wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done,
-                                  uint32_t *kw);
+                                  wgnn__gemm *plain);
 /* K groups inside a workgroup that the small-M tile takes for a product
  * split_count would cut into s K slices (a divisor of s, 1: none), within
  * WGNN_GEMM_KW and the device's limits. */

@@ -363,25 +363,29 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
     return WGNN_OK;
 }
 
+/* the u32 offsets and strides of g's partial products */
+static bool split_fits_u32(const wgnn__gemm *g) {
+    return g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull && g->res.off <= 0xFFFFFFFFull &&
+           g->ldr <= 0xFFFFFFFFull && (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
+           (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull;
+}
+
 /* g's split route: split_count's slices (or a bias pass), wave_choose's
  * plan, plan_split's product into scratch and its reduce. *split: the
- * product was planned this way (else the plain route must run it). On the
- * small-M tile, *kw of the slices run as K groups inside each workgroup
- * (wgnn__gemm_kw); when that takes them all, *split stays false and the
- * plain route runs g with those groups, its epilogue in the tile. */
+ * product was planned this way; else *plain is the product the plain
+ * route runs: g, with K groups where they take every slice
+ * (wgnn__gemm_kw: on the small-M tile, kw of the slices as groups inside
+ * each workgroup; the epilogue then runs in the tile). */
 wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done,
-                                  uint32_t *kw) {
+                                  wgnn__gemm *plain) {
     *split = false;
-    *kw = 1;
+    *plain = *g;
     bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
     uint32_t sk = split_count(ctx, g, hb);
     bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;
     sk &= ~(BIAS_PASS | WAVE_WIDE);
     /* offsets and strides of the partial products must stay u32 */
-    if ((sk > 1 || bias_pass) && g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull &&
-        g->res.off <= 0xFFFFFFFFull && g->ldr <= 0xFFFFFFFFull &&
-        (uint64_t)g->k * (g->trans_a ? g->lda : 1) <= 0xFFFFFFFFull &&
-        (uint64_t)g->k * (g->trans_b ? 1 : g->ldb) <= 0xFFFFFFFFull) {
+    if ((sk > 1 || bias_pass) && split_fits_u32(g)) {
         /* a product moved onto the 128 x 128 tile for a wave plan that
          * then makes none goes the plain route (its tile and bias) */
         wave_plan w = wave_choose(ctx, g, sk, wide);
@@ -389,7 +393,7 @@ wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__
             w.kw = wgnn__gemm_kw(ctx, g, w.s);
             w.s /= w.kw;
             if (w.s == 1) {
-                *kw = w.kw;
+                plain->kw = w.kw;
                 return WGNN_OK;
             }
         }
