@@ -108,7 +108,10 @@ typedef struct wgnn_context_options {
      * batch 1 on an H200: 2.16-2.33 -> 2.08-2.24 ms a synchronous run with
      * 5000; docs/PERFORMANCE.md), at the price of a CPU core kept busy while
      * it polls. 0: the environment variable WGNN_WAIT_SPIN if set, else no
-     * polling (block at once). */
+     * polling, except that a plain wgnn_graph_run's wait blocks only until
+     * shortly before the run is expected to end (0.25 ms + 1/16 of the
+     * last plain run's time from its submit), then polls for up to 1 ms
+     * (WGNN_WAIT_HYBRID=0: it blocks all the way). */
     uint32_t poll_us;
 } wgnn_context_options;
 

@@ -86,6 +86,7 @@ typedef struct wgnn__knobs {
     bool graph_chunk_set;     /* WGNN_GRAPH_CHUNK given: it applies to async runs (decode steps) too */
     bool no_graph_prerecord;  /* WGNN_GRAPH_PRERECORD=0: a graph run does not record the next one ahead */
     uint32_t wait_spin_us;    /* WGNN_WAIT_SPIN=N: wgnn_context_options.poll_us when that is 0 */
+    bool no_wait_hybrid;      /* WGNN_WAIT_HYBRID=0: a plain graph run's wait blocks all the way (graph_run.c) */
     bool no_staged_upload;    /* WGNN_STAGED_UPLOAD=0: every upload through wgpuQueueWriteBuffer */
     bool no_sdpa_packed;      /* WGNN_SDPA_PACKED=0: encoders split heads, run sdpa, merge heads */
     int sdpa_packed_bias;     /* WGNN_SDPA_PACKED=nobias (0): the encoders' q|k|v bias in the product; =bias (1): in
@@ -107,6 +108,8 @@ struct wgnn_context {
     bool has_f16, has_subgroups, has_timestamps;
     uint64_t timeout_ns;
     uint64_t poll_ns; /* a wait polls this long before it blocks (wgnn_context_options.poll_us) */
+    uint64_t spin_from_ns; /* one-shot, for the next wait when poll_ns is 0: block until this CLOCK_MONOTONIC time
+                              (the GPU's expected end less a margin), then poll a while (gpu/error.c); 0 none */
     wgnn__knobs knobs;
 
     atomic_int busy;               /* a public call is running (threads: see wgnn.h) */

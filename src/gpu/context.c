@@ -441,6 +441,8 @@ static void read_knobs(wgnn__knobs *k) {
     k->q8_nc = knob_int("WGNN_Q8_NC", 1, 8, true);
     env = getenv("WGNN_GRAPH_PRERECORD");
     k->no_graph_prerecord = env && strcmp(env, "0") == 0;
+    env = getenv("WGNN_WAIT_HYBRID");
+    k->no_wait_hybrid = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_WAIT_SPIN");
     k->wait_spin_us = env && strtoul(env, NULL, 10) <= 1000000ul ? (uint32_t)strtoul(env, NULL, 10) : 0;
     env = getenv("WGNN_SDPA_PACKED");

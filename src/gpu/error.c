@@ -131,10 +131,31 @@ static uint64_t mono_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* How long a wait with an expected end (ctx->spin_from_ns) polls past it
+ * before it blocks. */
+#define HYBRID_POLL_NS 1000000ull
+
 wgnn_status wgnn__cb_wait(wgnn_context *ctx, WGPUFuture f, wgnn__cb *cb, const char *what) {
     WGPUFutureWaitInfo wi = {f, 0};
     WGPUWaitStatus ws;
     uint64_t left = ctx->timeout_ns;
+    uint64_t spin_from = ctx->spin_from_ns;
+    ctx->spin_from_ns = 0;
+    if (!ctx->poll_ns && spin_from) { /* block until shortly before the expected end, then poll */
+        uint64_t now = mono_ns();
+        ws = WGPUWaitStatus_TimedOut;
+        if (spin_from > now) {
+            wi.completed = 0;
+            ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, spin_from - now);
+            if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
+        }
+        uint64_t end = mono_ns() + HYBRID_POLL_NS;
+        while (ws == WGPUWaitStatus_TimedOut && mono_ns() < end) {
+            wi.completed = 0;
+            ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, 0);
+            if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
+        }
+    }
     if (ctx->poll_ns) { /* poll first (wgnn_context_options.poll_us), then block */
         uint64_t end = mono_ns() + ctx->poll_ns;
         do {

@@ -55,6 +55,7 @@ struct wgnn_graph {
     bool built, failed;
     int runs;
     double last_record_ms, last_wait_ms, last_ahead_ms; /* host time of the last run */
+    double last_plain_ms; /* the last plain run's time from its submit to its end seen (0: none yet) */
     WGPUCommandBuffer *pre;              /* a plain run recorded ahead, in pieces (graph_run.c) */
     int pre_n, pre_cap;
     WGPUBuffer stage[2];                 /* wgnn__graph_submit's read-back slots (MapRead) */

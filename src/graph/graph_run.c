@@ -288,6 +288,7 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
     bool span = stamps && profile == WGNN_PROFILE_SPAN, timed = stamps && !span;
     wgnn_status s = run_prologue(g, timed || span);
     g->last_ahead_ms = 0;
+    double t0 = now_ms();
     if (s == WGNN_OK) s = timed || span ? record_submit(g, timed, span, -1, false) : plain_submit(g);
     if (s != WGNN_OK) return s;
     double t1 = now_ms();
@@ -316,7 +317,17 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
     if (timed || span) {
         s = wgnn__read_buffer(ctx, g->resolve, rb, span ? sp : all, (size_t)rb);
     } else {
+        /* a plain run ends about when the last one did after its submit: the
+         * wait blocks until a margin before that, then polls (the wake-up
+         * of a wait that blocks to the end costs ~0.1 ms; a margin of 0.25
+         * ms + 1/16 of the run covers it and the run-to-run spread; ViT-B/16
+         * at batch 1 on the H200: docs/PERFORMANCE.md, session 17) */
+        double margin = 0.25 + g->last_plain_ms / 16.0, at = t0 + g->last_plain_ms - margin;
+        if (!ctx->knobs.no_wait_hybrid && g->last_plain_ms > 2.0 * margin && at > now_ms())
+            ctx->spin_from_ns = (uint64_t)(at * 1e6);
         s = wgnn__map_read_n(ctx, g->err_stage, 0, 0, NULL, NULL, NULL, "graph_run");
+        ctx->spin_from_ns = 0;
+        g->last_plain_ms = s == WGNN_OK ? now_ms() - t0 : 0;
         if (s == WGNN_ERR_TIMEOUT || s == WGNN_ERR_GPU) { /* it may still be mapping: a fresh one next time */
             wgnn__graph_drop_pre(g);
             wgpuBufferRelease(g->err_stage);
