@@ -142,11 +142,11 @@ wgnn_status wgnn__cb_wait(wgnn_context *ctx, WGPUFuture f, wgnn__cb *cb, const c
     uint64_t spin_from = ctx->spin_from_ns;
     ctx->spin_from_ns = 0;
     if (!ctx->poll_ns && spin_from) { /* block until shortly before the expected end, then poll */
-        uint64_t now = mono_ns();
+        uint64_t start = mono_ns();
         ws = WGPUWaitStatus_TimedOut;
-        if (spin_from > now) {
+        if (spin_from > start) {
             wi.completed = 0;
-            ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, spin_from - now);
+            ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, spin_from - start < left ? spin_from - start : left);
             if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
         }
         uint64_t end = mono_ns() + HYBRID_POLL_NS;
@@ -155,6 +155,8 @@ wgnn_status wgnn__cb_wait(wgnn_context *ctx, WGPUFuture f, wgnn__cb *cb, const c
             ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, 0);
             if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
         }
+        uint64_t spent = mono_ns() - start; /* within the context's timeout, all of it */
+        left = spent < left ? left - spent : 0;
     }
     if (ctx->poll_ns) { /* poll first (wgnn_context_options.poll_us), then block */
         uint64_t end = mono_ns() + ctx->poll_ns;
