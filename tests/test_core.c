@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 static void test_grid_math(void) {
@@ -94,6 +95,36 @@ static void test_context(wgnn_context *ctx) {
                   wgnn_tensor_download(c, t, out, sizeof out) == WGNN_OK && memcmp(in, out, sizeof in) == 0,
               "poll_us %u: round trip", polls[i]);
         CHECK(c && wgnn_context_sync(c) == WGNN_OK, "poll_us %u: sync", polls[i]);
+        wgnn_tensor_destroy(t);
+        wgnn_context_destroy(c);
+    }
+
+    /* a wait with an expected end (spin_from_ns: a plain graph run's,
+     * src/graph/graph_run.c) returns when the work is done, whether that is
+     * long before the expectation (60 s ahead: it must not sleep till then)
+     * or after it (in the past: it polls, then blocks) */
+    {
+        wgnn_context *c = tu_context();
+        int64_t d[1] = {1000};
+        wgnn_tensor *t = NULL;
+        float in[1000], out[1000];
+        tu_fill(in, 1000, -1, 1);
+        CHECK(wgnn_tensor_create(c, WGNN_F32, 1, d, &t) == WGNN_OK && wgnn_tensor_upload(c, t, in, sizeof in) == WGNN_OK,
+              "spin_from: setup: %s", wgnn_context_error(c));
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        static const int64_t ahead_ms[] = {60000, -1};
+        for (size_t i = 0; i < sizeof ahead_ms / sizeof ahead_ms[0]; i++) {
+            memset(out, 0, sizeof out);
+            c->spin_from_ns = (uint64_t)((int64_t)now + ahead_ms[i] * 1000000);
+            time_t t0 = time(NULL);
+            CHECK(wgnn_tensor_download(c, t, out, sizeof out) == WGNN_OK && memcmp(in, out, sizeof in) == 0,
+                  "spin_from %lld ms ahead: round trip: %s", (long long)ahead_ms[i], wgnn_context_error(c));
+            CHECK(time(NULL) - t0 < 30, "spin_from %lld ms ahead: the wait returned when the work was done",
+                  (long long)ahead_ms[i]);
+            CHECK(c->spin_from_ns == 0, "spin_from %lld ms ahead: used once", (long long)ahead_ms[i]);
+        }
         wgnn_tensor_destroy(t);
         wgnn_context_destroy(c);
     }
