@@ -111,7 +111,7 @@ typedef struct wgnn_context_options {
      * polling, except that a plain wgnn_graph_run's wait blocks only until
      * shortly before the run is expected to end (0.25 ms + 1/16 of the
      * last plain run's time from its submit), then polls for up to 1 ms
-     * (WGNN_WAIT_HYBRID=0: it blocks all the way). */
+     * (WGNN_WAIT_HYBRID=0, or a CPU adapter: it blocks all the way). */
     uint32_t poll_us;
 } wgnn_context_options;
 

@@ -321,9 +321,12 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
          * wait blocks until a margin before that, then polls (the wake-up
          * of a wait that blocks to the end costs ~0.1 ms; a margin of 0.25
          * ms + 1/16 of the run covers it and the run-to-run spread; ViT-B/16
-         * at batch 1 on the H200: docs/PERFORMANCE.md, session 17) */
+         * at batch 1 on the H200: docs/PERFORMANCE.md, session 17). Not on
+         * a CPU adapter (lavapipe), whose work runs on the cores a poll
+         * would take. */
         double margin = 0.25 + g->last_plain_ms / 16.0, at = t0 + g->last_plain_ms - margin;
-        if (!ctx->knobs.no_wait_hybrid && g->last_plain_ms > 2.0 * margin && at > now_ms())
+        if (!ctx->knobs.no_wait_hybrid && strcmp(ctx->info.type, "CPU") != 0 && g->last_plain_ms > 2.0 * margin &&
+            at > now_ms())
             ctx->spin_from_ns = (uint64_t)(at * 1e6);
         s = wgnn__map_read_n(ctx, g->err_stage, 0, 0, NULL, NULL, NULL, "graph_run");
         ctx->spin_from_ns = 0;
