@@ -137,34 +137,29 @@ static uint64_t mono_ns(void) {
 
 wgnn_status wgnn__cb_wait(wgnn_context *ctx, WGPUFuture f, wgnn__cb *cb, const char *what) {
     WGPUFutureWaitInfo wi = {f, 0};
-    WGPUWaitStatus ws;
+    WGPUWaitStatus ws = WGPUWaitStatus_TimedOut;
     uint64_t left = ctx->timeout_ns;
-    uint64_t spin_from = ctx->spin_from_ns;
+    uint64_t spin_from = ctx->spin_from_ns, poll = ctx->poll_ns, start = mono_ns();
     ctx->spin_from_ns = 0;
-    if (!ctx->poll_ns && spin_from) { /* block until shortly before the expected end, then poll */
-        uint64_t start = mono_ns();
-        ws = WGPUWaitStatus_TimedOut;
+    if (!poll && spin_from) { /* block until shortly before the expected end, then poll */
         if (spin_from > start) {
             wi.completed = 0;
             ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, spin_from - start < left ? spin_from - start : left);
             if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
         }
-        uint64_t end = mono_ns() + HYBRID_POLL_NS;
-        while (ws == WGPUWaitStatus_TimedOut && mono_ns() < end) {
-            wi.completed = 0;
-            ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, 0);
-            if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
-        }
-        uint64_t spent = mono_ns() - start; /* within the context's timeout, all of it */
-        left = spent < left ? left - spent : 0;
+        poll = HYBRID_POLL_NS;
     }
-    if (ctx->poll_ns) { /* poll first (wgnn_context_options.poll_us), then block */
-        uint64_t end = mono_ns() + ctx->poll_ns;
+    if (poll && ws == WGPUWaitStatus_TimedOut) { /* poll (wgnn_context_options.poll_us, or the above), then block */
+        uint64_t end = mono_ns() + poll;
         do {
             wi.completed = 0;
             ws = wgpuInstanceWaitAny(ctx->instance, 1, &wi, 0);
             if (ws == WGPUWaitStatus_Success && wi.completed) return WGNN_OK;
         } while (ws == WGPUWaitStatus_TimedOut && mono_ns() < end);
+    }
+    if (spin_from && !ctx->poll_ns) { /* the expected end's wait, all of it, within the context's timeout */
+        uint64_t spent = mono_ns() - start;
+        left = spent < left ? left - spent : 0;
     }
     for (;;) {
         uint64_t slice = left < WAIT_SLICE_NS ? left : WAIT_SLICE_NS;
