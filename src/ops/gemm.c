@@ -171,8 +171,14 @@ wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *
  * on the smaller tiles it lost: the batch-1 products on 32 x 128 (fc2 197 x
  * 768 x 3072: 0.0529 -> 0.0697 ms) and 1576 x 3072 x 768 (0.2325 ->
  * 0.2695). WGNN_GEMM_DB=0 turns it off, =1 puts it on every tile. */
+/* bytes of one staging buffer pair (A's and B's K tile, rows padded by 4
+ * floats) of tile t in gemm.wgsl */
+static uint64_t staged_bytes(const wgnn__gemm_tile *t) {
+    return (uint64_t)t->bk * ((uint64_t)t->wy * t->tm + 4 + (uint64_t)t->wx * t->tn + 4) * 4;
+}
+
 static bool double_buffer(const wgnn_context *ctx, const wgnn__gemm_tile *t) {
-    uint64_t bytes = 2ull * t->bk * ((uint64_t)t->wy * t->tm + 4 + (uint64_t)t->wx * t->tn + 4) * 4;
+    uint64_t bytes = 2 * staged_bytes(t);
     bool on = ctx->knobs.gemm_db == 1 || (ctx->knobs.gemm_db != 0 && wgnn__gemm_is_big_tile(t));
     return on && bytes <= ctx->limits.maxComputeWorkgroupStorageSize;
 }
@@ -203,7 +209,7 @@ uint32_t wgnn__gemm_kw(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s)
     if (t.gemv_mr || wgnn__gemm_is_big_tile(&t) || double_buffer(ctx, &t)) return 1;
     const WGPULimits *lim = &ctx->limits;
     uint32_t nt = t.wx * t.wy;
-    uint64_t staged = (uint64_t)t.bk * (t.wy * t.tm + 4u + t.wx * t.tn + 4u) * 4u; /* bytes a group */
+    uint64_t staged = staged_bytes(&t); /* bytes a group */
     uint64_t tiles = wgnn__ceil_div(g->m, (uint64_t)t.wy * t.tm) * wgnn__ceil_div(g->n, (uint64_t)t.wx * t.tn);
     uint32_t units = ctx->knobs.compute_units, best = 1;
     uint64_t best_cost = units ? wgnn__ceil_div(tiles * s, units) : 0;

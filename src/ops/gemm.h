@@ -142,9 +142,10 @@ uint64_t wgnn__gemm_binding_cap(const wgnn_context *ctx);
  * runs it. *ln_done: g's LayerNorm (ln_y) written by the reduce too. */
 wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done,
                                   wgnn__gemm *plain);
-/* K groups inside a workgroup that the small-M tile takes for a product
- * split_count would cut into s K slices (a divisor of s, 1: none), within
- * WGNN_GEMM_KW and the device's limits. */
+/* K groups inside a workgroup that a product of at most
+ * WGNN__GEMM_SMALL_M rows takes on its tile (the small-M tile, or
+ * WGNN_GEMM_TILE's) where split_count would cut it into s K slices (a
+ * divisor of s, 1: none), within WGNN_GEMM_KW and the device's limits. */
 uint32_t wgnn__gemm_kw(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s);
 
 #endif /* WGNN_GEMM_H */
