@@ -85,6 +85,10 @@ const RQ: u32 = min(TM * TN / 4u, max(1u, BS_N * NBUF * KW / NT));
 
 fn act(x: vec4<f32>) -> vec4<f32> { return act_by(ACT, x); }
 
+// staging slot e of a tile's n values (or vec4s) is past its end: only
+// where NT does not divide n (a constant false otherwise)
+fn past(e: u32, n: u32) -> bool { return n % NT != 0u && e >= n; }
+
 @compute @workgroup_size(WX * WY * KW)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -154,7 +158,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (VA) {
                 for (var l = 0u; l < LA4; l++) {
                     let e = tid + l * NT;
-                    if ((NA / 4u) % NT != 0u && e >= NA / 4u) { continue; }
+                    if (past(e, NA / 4u)) { continue; }
                     if (TRANS_A) { // four rows of one k
                         let kk = e / (BM / 4u);
                         AS[ao + (kk * SA) / 4u + e % (BM / 4u)] = ra4[l];
@@ -167,7 +171,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             } else {
                 for (var l = 0u; l < LA; l++) {
                     let e = tid + l * NT;
-                    if ((NA) % NT != 0u && e >= NA) { continue; }
+                    if (past(e, NA)) { continue; }
                     var r: u32; var kk: u32;
                     if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
                     AS[ao + (kk * SA + r) / 4u][r % 4u] = ra[l];
@@ -176,7 +180,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (VB) {
                 for (var l = 0u; l < LB4; l++) {
                     let e = tid + l * NT;
-                    if ((NB / 4u) % NT != 0u && e >= NB / 4u) { continue; }
+                    if (past(e, NB / 4u)) { continue; }
                     if (TRANS_B) { // four k's of one column
                         let c = e / (BK / 4u);
                         let k4 = (e % (BK / 4u)) * 4u;
@@ -189,7 +193,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             } else {
                 for (var l = 0u; l < LB; l++) {
                     let e = tid + l * NT;
-                    if ((NB) % NT != 0u && e >= NB) { continue; }
+                    if (past(e, NB)) { continue; }
                     var c: u32; var kk: u32;
                     if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
                     BS[bo + (kk * SB + c) / 4u][c % 4u] = rb[l];
@@ -202,7 +206,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (VA) {
                 for (var l = 0u; l < LA4; l++) {
                     let e = tid + l * NT;
-                    if ((NA / 4u) % NT != 0u && e >= NA / 4u) { continue; }
+                    if (past(e, NA / 4u)) { continue; }
                     var i: u32; var k: u32;
                     if (TRANS_A) { k = k0 + e / (BM / 4u); i = m0 + (e % (BM / 4u)) * 4u; }
                     else { i = m0 + e / (BK / 4u); k = k0 + (e % (BK / 4u)) * 4u; }
@@ -215,7 +219,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             } else {
                 for (var l = 0u; l < LA; l++) {
                     let e = tid + l * NT;
-                    if ((NA) % NT != 0u && e >= NA) { continue; }
+                    if (past(e, NA)) { continue; }
                     var r: u32; var kk: u32;
                     if (TRANS_A) { r = e % BM; kk = e / BM; } else { r = e / BK; kk = e % BK; }
                     let i = m0 + r;
@@ -230,7 +234,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (VB) {
                 for (var l = 0u; l < LB4; l++) {
                     let e = tid + l * NT;
-                    if ((NB / 4u) % NT != 0u && e >= NB / 4u) { continue; }
+                    if (past(e, NB / 4u)) { continue; }
                     var j: u32; var k: u32;
                     if (TRANS_B) { j = n0 + e / (BK / 4u); k = k0 + (e % (BK / 4u)) * 4u; }
                     else { k = k0 + e / (BN / 4u); j = n0 + (e % (BN / 4u)) * 4u; }
@@ -243,7 +247,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             } else {
                 for (var l = 0u; l < LB; l++) {
                     let e = tid + l * NT;
-                    if ((NB) % NT != 0u && e >= NB) { continue; }
+                    if (past(e, NB)) { continue; }
                     var c: u32; var kk: u32;
                     if (TRANS_B) { c = e / BK; kk = e % BK; } else { c = e % BN; kk = e / BN; }
                     let j = n0 + c;
