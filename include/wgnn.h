@@ -637,8 +637,19 @@ typedef struct wgnn_lm_generate_options {
     int profile;           /* nonzero: profile the prefill, and one more decode step run after the timed ones (wgnn_lm_graph) */
 } wgnn_lm_generate_options;
 
+/* Why wgnn_lm_generate stopped. */
+typedef enum wgnn_lm_stop {
+    WGNN_LM_STOP_NONE = 0,  /* the call failed */
+    WGNN_LM_STOP_EOS,       /* an EOS id (it is the last generated token) */
+    WGNN_LM_STOP_MAX_NEW,   /* max_new_tokens were generated */
+    WGNN_LM_STOP_CONTEXT,   /* the KV cache is full (max_context positions; with a prompt that fills it,
+                             * no token is generated: prefill_logits only) */
+    WGNN_LM_STOP_CALLBACK   /* on_token returned nonzero */
+} wgnn_lm_stop;
+
 typedef struct wgnn_lm_stats {
     int prompt_tokens, generated_tokens;
+    wgnn_lm_stop stop;     /* why generation ended */
     double setup_ms;       /* building the graphs this call needed (0 when cached from an earlier call) */
     double prefill_ms;     /* wall time of the prompt's run, its read-back included */
     double decode_ms;      /* wall time of the decode steps, all of them */

@@ -490,6 +490,16 @@ check "generate --prompt streams PyTorch's greedy continuation" eval 'rc_is 0 &&
 check "generate prints a summary line on stderr" eval 'err_has "prompt 33 tokens" && err_has "generated 24 tokens"'
 check "generate --ids-out holds prompt + generated ids (int32), --logits-out [33, 1024]" \
     eval '[ "$(stat -c %s ids.npy)" -eq $((128 + 57 * 4)) ] && [ "$(stat -c %s logits.npy)" -eq $((128 + 33 * 1024 * 4)) ]'
+run generate --model "$QW" --prompt "The quick brown fox can't jump over 13 lazy dogs." --max-new-tokens 0 \
+    --logits-out logits0.npy --ids-out ids0.npy
+check "generate --max-new-tokens 0 writes the prompt's logits (those of a full run) and its ids" \
+    eval 'rc_is 0 && err_has "no tokens generated" && cmp -s logits0.npy logits.npy && [ "$(stat -c %s ids0.npy)" -eq $((128 + 33 * 4)) ]'
+run generate --model "$QW" --prompt-ids 51,928 --max-new-tokens 0 --ids-out gone.npy
+check "generate --max-new-tokens 0 without --logits-out is a usage error" eval 'rc_is 2 && no_file gone.npy'
+run generate --model "$QW" --prompt "The quick brown fox can't jump over 13 lazy dogs." --max-new-tokens 24 \
+    --max-context 36 --ids-out ids36.npy
+check "generate stops at the end of the KV cache and says so" \
+    eval 'rc_is 0 && err_has "generated 3 tokens, stopped at the end of the KV cache" && [ "$(stat -c %s ids36.npy)" -eq $((128 + 36 * 4)) ]'
 run generate --model "$QW" --prompt-ids 51,928,676 --max-new-tokens 4 --temperature 0.9 --top-k 20 --top-p 0.95 --seed 1
 check "generate samples with --temperature/--top-k/--top-p" eval 'rc_is 0 && err_has "generated 4 tokens"'
 run generate --model "$QW" --prompt-ids 51,928 --greedy --temperature 0.5

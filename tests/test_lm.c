@@ -88,6 +88,10 @@ static void check_prompt(wgnn_context *ctx, wgnn_lm *lm, const char *model, cons
         while (first < c.n && first < (int)gen.numel && c.ids[first] == ((const int32_t *)gen.data)[first]) first++;
         CHECK(same, "%s/%s greedy: %d ids, HF %d; first differing at %d", model, name, c.n, (int)gen.numel, first);
         CHECK(st.prompt_tokens == n && st.generated_tokens == c.n, "%s/%s stats", model, name);
+        bool eos = false;
+        for (int i = 0; c.n > 0 && i < in.n_eos; i++) eos |= c.ids[c.n - 1] == in.eos[i];
+        CHECK(st.stop == (eos ? WGNN_LM_STOP_EOS : WGNN_LM_STOP_MAX_NEW) && (eos || c.n == 24),
+              "%s/%s stop reason %d after %d tokens", model, name, (int)st.stop, c.n);
 
         /* each decode step's logits (the KV cache after the prompt) */
         snprintf(f, sizeof f, "%s/tests/models/%s/%s_step_logits.npy", g_root, model, name);
@@ -173,7 +177,8 @@ static void test_chunks(wgnn_context *ctx, wgnn_lm *lm) {
     go.max_new_tokens = 10;
     wgnn_lm_stats st;
     s = wgnn_lm_generate(lm, p, n, &go, stop_now, &calls, &st);
-    CHECK(s == WGNN_OK && calls == 1 && st.generated_tokens == 1, "a callback stops generation: %d calls", calls);
+    CHECK(s == WGNN_OK && calls == 1 && st.generated_tokens == 1 && st.stop == WGNN_LM_STOP_CALLBACK,
+          "a callback stops generation: %d calls, stop %d", calls, (int)st.stop);
     collect full = {{0}, 0}, five = {{0}, 0}, again = {{0}, 0};
     go.max_new_tokens = 12;
     s = wgnn_lm_generate(lm, p, n, &go, on_tok, &full, NULL);
@@ -237,9 +242,41 @@ static void test_bad_calls(wgnn_context *ctx, wgnn_lm *lm) {
     CHECK(s == WGNN_ERR_INVALID_ARGUMENT, "no tokens");
     wgnn_lm_generate_options go = {0};
     go.temperature = -1;
-    s = wgnn_lm_generate(lm, ids, 3, &go, NULL, NULL, NULL);
+    wgnn_lm_stats st;
+    st.stop = WGNN_LM_STOP_EOS;
+    s = wgnn_lm_generate(lm, ids, 3, &go, NULL, NULL, &st);
     CHECK(s == WGNN_ERR_INVALID_ARGUMENT && strstr(wgnn_context_error(ctx), "temperature"), "temperature -1: %s",
           wgnn_context_error(ctx));
+    CHECK(st.stop == WGNN_LM_STOP_NONE, "a failed call's stop: %d", (int)st.stop);
+
+    /* the end of the cache (32 positions) stops generation and says so */
+    go = (wgnn_lm_generate_options){0};
+    go.greedy = 1;
+    go.ignore_eos = 1;
+    int32_t full[32] = {0};
+    wgnn_lm_info in;
+    wgnn_lm_get_info(lm, &in);
+    float *lg32 = malloc(32 * sizeof(float) * (size_t)in.vocab_size);
+    const struct {
+        int n_prompt, max_new, made;
+        wgnn_lm_stop stop;
+    } ends[] = {
+        {3, 0, 29, WGNN_LM_STOP_CONTEXT},   /* 0: to the end */
+        {3, 100, 29, WGNN_LM_STOP_CONTEXT}, /* more than the room */
+        {3, 29, 29, WGNN_LM_STOP_MAX_NEW},  /* exactly the room */
+        {3, 5, 5, WGNN_LM_STOP_MAX_NEW},
+        {32, 4, 0, WGNN_LM_STOP_CONTEXT},   /* the prompt fills the cache: its logits only */
+    };
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0] && lg32; i++) {
+        go.max_new_tokens = ends[i].max_new;
+        go.prefill_logits = ends[i].n_prompt == 32 ? lg32 : NULL;
+        s = wgnn_lm_generate(lm, full, ends[i].n_prompt, &go, NULL, NULL, &st);
+        CHECK(s == WGNN_OK && st.generated_tokens == ends[i].made && st.stop == ends[i].stop,
+              "prompt %d, max_new_tokens %d: %d tokens (want %d), stop %d (want %d): %s", ends[i].n_prompt,
+              ends[i].max_new, st.generated_tokens, ends[i].made, (int)st.stop, (int)ends[i].stop,
+              wgnn_context_error(ctx));
+    }
+    free(lg32);
 }
 
 /* ---- broken folders ------------------------------------------------------------ */

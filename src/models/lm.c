@@ -197,6 +197,17 @@ static bool is_eos(const wgnn_lm *lm, int32_t id) {
     return false;
 }
 
+/* After the made-th token id: why generation stops there (NONE: it goes on).
+ * on_token sees every token, EOS and the last one included. max_new is
+ * opts->max_new_tokens bounded by the cache's room. */
+static wgnn_lm_stop stop_reason(const wgnn_lm *lm, const wgnn_lm_generate_options *o, wgnn_lm_token_fn on_token,
+                                void *user, int32_t id, int made, int max_new) {
+    if (on_token && on_token(user, id)) return WGNN_LM_STOP_CALLBACK;
+    if (!o->ignore_eos && is_eos(lm, id)) return WGNN_LM_STOP_EOS;
+    if (made < max_new) return WGNN_LM_STOP_NONE;
+    return o->max_new_tokens > 0 && made >= o->max_new_tokens ? WGNN_LM_STOP_MAX_NEW : WGNN_LM_STOP_CONTEXT;
+}
+
 /* splitmix64 -> a float in [0, 1) with 24 random bits */
 static float next_u(uint64_t *st) {
     uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
@@ -264,7 +275,11 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
         stats->prompt_tokens = n_prompt;
         stats->prefill_ms = t1 - t0;
     }
-    if (s != WGNN_OK || max_new == 0) return s;
+    if (s != WGNN_OK) return s;
+    if (max_new == 0) { /* the prompt fills the cache: its logits only */
+        if (stats) stats->stop = WGNN_LM_STOP_CONTEXT;
+        return s;
+    }
 
     /* decode: one run per token, pipelined: the step graph writes its token
      * into its own ids input on the GPU, so step t+1 is recorded and
@@ -273,7 +288,9 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
      * a cache row past the sequence; it is waited for and dropped. */
     int pos = n_prompt, made = 1, slot = 0;
     if (stats) stats->generated_tokens = made;
-    bool stop = (on_token && on_token(user, id)) || (!o.ignore_eos && is_eos(lm, id)) || made >= max_new;
+    wgnn_lm_stop why = stop_reason(lm, &o, on_token, user, id, made, max_new);
+    bool stop = why != WGNN_LM_STOP_NONE;
+    if (stats) stats->stop = why;
     bool inflight = false;
     if (!stop) {
         s = step_submit(dec, &id, pos, next_u(&rng), slot, stats);
@@ -295,8 +312,9 @@ wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, c
         lm->last_decode = dec->g;
         made++;
         if (stats) stats->generated_tokens = made;
-        stop = (on_token && on_token(user, id)) || (!o.ignore_eos && is_eos(lm, id)) || made >= max_new;
-        if (stop) {
+        why = stop_reason(lm, &o, on_token, user, id, made, max_new);
+        if (stats) stats->stop = why;
+        if (why != WGNN_LM_STOP_NONE) {
             if (inflight) { /* the speculative step: waited for, its token dropped */
                 int32_t drop;
                 s = wgnn__graph_fetch(dec->g, slot, &drop, sizeof drop);

@@ -15,7 +15,8 @@ const char k_usage_generate[] =
     "  to print text; without it the generated ids are printed), generation_config.json\n"
     "  (EOS ids). Text streams to stdout; a summary line goes to stderr.\n"
     "options:\n"
-    "  --max-new-tokens N     stop after N new tokens (default 128; EOS stops earlier)\n"
+    "  --max-new-tokens N     stop after N new tokens (default 128; EOS or a full KV cache stops\n"
+    "                         earlier; 0 with --logits-out: the prompt's logits only)\n"
     "  --greedy               argmax decoding (the default when no sampling option is given)\n"
     "  --temperature T        sample from softmax(logits / T) (T > 0), on the GPU\n"
     "  --top-k K              sample among the K most likely tokens (0: all)\n"
@@ -36,8 +37,8 @@ typedef struct gen_state {
     char *buf;
     size_t cap;
     const wgnn_lm_info *info;
-    int32_t *ids; /* prompt + generated */
-    int n_ids;
+    int32_t *ids; /* prompt + generated, room for cap_ids */
+    int n_ids, cap_ids;
     int printed;
 } gen_state;
 
@@ -49,6 +50,7 @@ static bool is_eos(const wgnn_lm_info *in, int32_t id) {
 
 static int on_token(void *user, int32_t id) {
     gen_state *g = user;
+    if (g->n_ids == g->cap_ids) return 1; /* not reached: the library stops at max_new_tokens */
     g->ids[g->n_ids++] = id;
     if (is_eos(g->info, id)) return 0; /* not printed */
     if (g->tok) {
@@ -102,6 +104,9 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
         return usage_error("generate", k_usage_generate, "--temperature must be > 0 (greedy decoding is --greedy)");
     if (top_p >= 0 && !(top_p > 0 && top_p <= 1))
         return usage_error("generate", k_usage_generate, "--top-p must be in (0, 1]");
+    if (max_new == 0 && !logits_out)
+        return usage_error("generate", k_usage_generate,
+                           "--max-new-tokens 0 generates nothing: add --logits-out for the prompt's logits");
     wgnn_lm_options lo = {WGNN_LM_WEIGHTS_F32, (int)max_ctx};
     if (strcmp(weights, "f16") == 0) lo.weights = WGNN_LM_WEIGHTS_F16;
     else if (strcmp(weights, "q8") == 0) lo.weights = WGNN_LM_WEIGHTS_Q8;
@@ -165,7 +170,8 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     gs.info = &info;
     gs.cap = tok ? wgnn_detok_max_out(tok) : 0;
     gs.buf = gs.cap ? malloc(gs.cap) : NULL;
-    gs.ids = malloc((size_t)(n_prompt + max_gen + 1) * sizeof *gs.ids);
+    gs.cap_ids = n_prompt + max_gen;
+    gs.ids = malloc((size_t)gs.cap_ids * sizeof *gs.ids);
     if (!gs.ids || (gs.cap && !gs.buf)) {
         rc = set_err(err, "generate: out of memory");
         goto cleanup;
@@ -174,7 +180,7 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     memcpy(gs.ids, ids, (size_t)n_prompt * sizeof *ids);
     gs.n_ids = n_prompt;
     wgnn_lm_generate_options go = {0};
-    go.max_new_tokens = max_gen;
+    go.max_new_tokens = max_new <= room ? (int)max_new : 0; /* 0: to the end of the cache, the stop said so */
     go.greedy = !sampling;
     go.temperature = temperature > 0 ? (float)temperature : 1.0f;
     go.top_k = top_k > 0 ? (int)top_k : 0;
@@ -183,11 +189,22 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     go.ignore_eos = ignore_eos;
     go.prefill_logits = logits;
     go.profile = profile;
-    wgnn_lm_stats st;
+    wgnn_lm_stats st = {0};
     if (max_gen == 0 && !logits_out) {
         rc = set_err(err, "generate: the prompt's %d tokens fill the KV cache (%d positions): nothing to generate",
                      n_prompt, info.max_context);
         goto cleanup;
+    }
+    if (max_new == 0) { /* the prompt's logits only (wgnn_lm_generate's 0 means "to the cache's end") */
+        double t0 = now_ms();
+        s = wgnn_lm_forward(lm, ids, n_prompt, 0, logits);
+        if (s != WGNN_OK) {
+            rc = ctx_err(err, ctx, s);
+            goto cleanup;
+        }
+        fprintf(stderr, "wgnn: %s, %s weights: prompt %d tokens, logits in %.2f ms (building the graph included); "
+                "no tokens generated (--max-new-tokens 0)\n", info.model_type, weights, n_prompt, now_ms() - t0);
+        goto save;
     }
     s = wgnn_lm_generate(lm, ids, n_prompt, &go, on_token, &gs, &st);
     if (gs.tok) {
@@ -233,12 +250,19 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
         rc = ctx_err(err, ctx, s);
         goto cleanup;
     }
+    char why[96], decode[160] = "no decode steps";
+    if (st.stop == WGNN_LM_STOP_EOS) snprintf(why, sizeof why, "at EOS");
+    else if (st.stop == WGNN_LM_STOP_MAX_NEW) snprintf(why, sizeof why, "at --max-new-tokens");
+    else snprintf(why, sizeof why, "at the end of the KV cache, %d positions (--max-context)", info.max_context);
+    if (st.generated_tokens > 1)
+        snprintf(decode, sizeof decode, "decode %.2f tokens/s (%.3f ms/token, %.3f of it recording and submitting)",
+                 dec_ms > 0 ? 1e3 / dec_ms : 0, dec_ms, rec_ms);
     fprintf(stderr,
-            "wgnn: %s, %s weights: prompt %d tokens, prefill %.2f ms (%.1f tokens/s); generated %d tokens, "
-            "decode %.2f tokens/s (%.3f ms/token, %.3f of it recording and submitting)%s; graphs built in %.1f ms\n",
+            "wgnn: %s, %s weights: prompt %d tokens, prefill %.2f ms (%.1f tokens/s); generated %d token%s, "
+            "stopped %s; %s%s; graphs built in %.1f ms\n",
             info.model_type, weights, st.prompt_tokens, pre_ms, pre_ms > 0 ? 1e3 * st.prompt_tokens / pre_ms : 0,
-            st.generated_tokens, dec_ms > 0 ? 1e3 / dec_ms : 0, dec_ms, rec_ms, iters > 1 ? " (medians of --iters runs)" : "",
-            setup_ms);
+            st.generated_tokens, st.generated_tokens == 1 ? "" : "s", why, decode,
+            iters > 1 ? " (medians of --iters runs)" : "", setup_ms);
     if (profile) {
         uint64_t sum, total;
         wgnn_graph *pg = wgnn_lm_graph(lm, 0), *dg = wgnn_lm_graph(lm, 1);
@@ -249,6 +273,7 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
             fprintf(stderr, "decode step GPU time: %.3f ms summed over nodes, %.3f ms first start to last end\n",
                     (double)sum / 1e6, (double)total / 1e6);
     }
+save:;
     out_file outs[2];
     int n_out = 0;
     int64_t idims[1] = {gs.n_ids}, ldims[2] = {n_prompt, info.vocab_size};
