@@ -248,6 +248,7 @@ static void test_bad_calls(wgnn_context *ctx, wgnn_lm *lm) {
     CHECK(s == WGNN_ERR_INVALID_ARGUMENT && strstr(wgnn_context_error(ctx), "temperature"), "temperature -1: %s",
           wgnn_context_error(ctx));
     CHECK(st.stop == WGNN_LM_STOP_NONE, "a failed call's stop: %d", (int)st.stop);
+    CHECK(wgnn_lm_graph(lm, 2) == NULL && wgnn_lm_graph(lm, -1) == NULL, "wgnn_lm_graph of neither 0 nor 1: NULL");
 
     /* the end of the cache (32 positions) stops generation and says so */
     go = (wgnn_lm_generate_options){0};

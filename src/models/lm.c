@@ -98,7 +98,7 @@ void wgnn_lm_get_info(const wgnn_lm *lm, wgnn_lm_info *info) {
 }
 
 wgnn_graph *wgnn_lm_graph(wgnn_lm *lm, int which) {
-    if (!lm) return NULL;
+    if (!lm || which < 0 || which > 1) return NULL;
     return which ? lm->last_decode : lm->last_prefill;
 }
 
