@@ -88,6 +88,16 @@ check "rand is deterministic for a seed" cmp -s r1.npy r2.npy
 run rand --shape 2,4 --mask-rows-inf 2 --out inf.npy
 check "rand --mask-rows-inf sets rows to -inf" \
     eval '[ "$(od -An -tx4 -j128 -N16 inf.npy 2>/dev/null | tr -s " ")" = " ff800000 ff800000 ff800000 ff800000" ]'
+run rand --shape 4 --min -1e308 --max 1e308 --out big.npy
+check "rand with a bound past float32's range is a usage error" eval 'rc_is 2 && err_has "float32" && no_file big.npy'
+run rand --shape 8 --min 16777216 --max 16777218 --out top.npy
+check "rand stays below --max where float32 rounds up to it" \
+    eval 'rc_is 0 && [ "$(od -v -An -tx4 -j128 -N32 top.npy | tr -s " \n" " ")" = " 4b800000 4b800000 4b800000 4b800000 4b800000 4b800000 4b800000 4b800000 " ]'
+run rand --shape 2 --out ""
+check "rand --out with an empty path is a usage error" eval 'rc_is 2 && err_has "empty"'
+mkdir -p outdir
+run rand --shape 2 --out outdir
+check "rand --out a directory is refused before any work" eval 'rc_is 2 && err_has "is a directory"'
 
 # --- sdpa ----------------------------------------------------------------------
 for impl in fused three-pass; do
@@ -126,6 +136,14 @@ for opname in $ops; do
     run bench op "$opname" --in-shape f64:2
     check "bench op $opname with a float64 --in-shape exits 2" eval 'rc_is 2 && err_has "bad --in-shape"'
 done
+run op split_with_sizes --in r1.npy --arg split_sizes=2,2 --out two.npy --out ./two.npy
+check "op with two spellings of one --out is a usage error, nothing written" \
+    eval 'rc_is 2 && err_has "name the same file" && no_file two.npy'
+ln -sf two.npy two_link.npy
+run op split_with_sizes --in r1.npy --arg split_sizes=2,2 --out two.npy --out two_link.npy
+check "op with an --out and a link to it is a usage error" eval 'rc_is 2 && err_has "name the same file" && no_file two.npy'
+run op constant_pad_nd --in r1.npy --arg pad=9223372036854775807,9223372036854775807 --out pad.npy
+check "constant_pad_nd whose size passes int64 is refused" eval 'rc_is 1 && err_has "passes int64" && no_file pad.npy'
 run op sdpa --help
 check "op sdpa --help gives every argument with type, default and help" \
     eval 'rc_is 0 && out_has "scale *float, optional" && out_has "impl *auto|three-pass|fused|channel, default auto" &&
@@ -177,7 +195,7 @@ run op sdpa --in q.npy --in k.npy --in v.npy --out o_a.npy --out o_b.npy
 check "op with the wrong number of --out exits 2 naming both counts, writes nothing" \
     eval 'rc_is 2 && err_has "gives 1 output; 2 --out given" && one_line_err && no_file o_a.npy && no_file o_b.npy'
 run op sdpa --in q.npy --in k.npy --in v.npy --out o_same.npy --out o_same.npy
-check "op with one --out path twice exits 2" eval 'rc_is 2 && err_has "given twice" && no_file o_same.npy'
+check "op with one --out path twice exits 2" eval 'rc_is 2 && err_has "name the same file" && no_file o_same.npy'
 run op sdpa --in q.npy --in k.npy --in v.npy
 check "op without --out exits 2" eval 'rc_is 2 && err_has "--out"'
 run op sdpa --out o_noin.npy
@@ -193,7 +211,7 @@ run op sdpa --in q.npy --in missing_k.npy --in v.npy --out o_missing_op.npy
 check "op with a missing input names the path" eval 'rc_is 1 && err_has "missing_k.npy" && no_file o_missing_op.npy'
 mkdir -p outdir
 run op sdpa --in q.npy --in k.npy --in v.npy --out outdir
-check "op --out onto a directory fails, writes nothing" eval 'rc_is 1 && err_has "outdir is a directory" && [ -d outdir ]'
+check "op --out onto a directory is a usage error, writes nothing" eval 'rc_is 2 && err_has "outdir is a directory" && [ -d outdir ]'
 
 # float16 inputs: written by python3 (standard library) when it is there
 have_py=0
@@ -502,6 +520,13 @@ check "generate stops at the end of the KV cache and says so" \
     eval 'rc_is 0 && err_has "generated 3 tokens, stopped at the end of the KV cache" && [ "$(stat -c %s ids36.npy)" -eq $((128 + 36 * 4)) ]'
 run generate --model "$QW" --prompt-ids 51,928,676 --max-new-tokens 4 --temperature 0.9 --top-k 20 --top-p 0.95 --seed 1
 check "generate samples with --temperature/--top-k/--top-p" eval 'rc_is 0 && err_has "generated 4 tokens"'
+run generate --model "$QW" --prompt-ids 51,928 --temperature -1
+check "generate --temperature -1 is a usage error" eval 'rc_is 2 && err_has "temperature"'
+run generate --model "$QW" --prompt-ids 51,928 --top-p -0.5
+check "generate --top-p -0.5 is a usage error" eval 'rc_is 2 && err_has "top-p"'
+run generate --model "$QW" --prompt-ids 51,928 --ids-out same.npy --logits-out ./same.npy
+check "generate with --ids-out and --logits-out naming one file is a usage error" \
+    eval 'rc_is 2 && err_has "name the same file" && no_file same.npy'
 run generate --model "$QW" --prompt-ids 51,928 --greedy --temperature 0.5
 check "generate --greedy with a sampling option is a usage error" eval 'rc_is 2'
 run generate --model "$QW" --prompt x --weights q4

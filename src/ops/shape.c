@@ -533,7 +533,11 @@ static wgnn_status check_pad(wgnn__node *n) {
     n->out[0] = *x;
     for (int j = 0; j < pad->n / 2; j++) {
         int d = x->rank - 1 - j;
-        int64_t a = pad->i[2 * j], b = pad->i[2 * j + 1], size = x->dims[d] + a + b;
+        int64_t a = pad->i[2 * j], b = pad->i[2 * j + 1], size;
+        if (__builtin_add_overflow(x->dims[d], a, &size) || __builtin_add_overflow(size, b, &size))
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                  "dim %d of self %s (size %lld) padded by %lld and %lld: the size passes int64", d,
+                                  xs, (long long)x->dims[d], (long long)a, (long long)b);
         if (size < 1)
             return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
                                   "dim %d of self %s (size %lld) padded by %lld and %lld gives size %lld%s", d, xs,

@@ -17,7 +17,7 @@ void wgnn__slice_bounds(int64_t size, const wgnn__arg *start, const wgnn__arg *e
     if (e < s) e = s;
     else if (e > size) e = size;
     *first = s;
-    *len = step > 0 ? (e - s + step - 1) / step : 0;
+    *len = step > 0 && e > s ? 1 + (e - s - 1) / step : 0; /* ceil((e - s) / step), no overflow at a huge step */
 }
 
 bool wgnn__pad_fill_bits(wgnn_dtype dt, double value, uint32_t *bits, const char **why) {

@@ -259,7 +259,9 @@ uint64_t splitmix64(uint64_t *state) {
 void fill_uniform(float *x, uint64_t n, uint64_t *state, double lo, double hi) {
     for (uint64_t i = 0; i < n; i++) {
         double u = (double)(splitmix64(state) >> 11) * 0x1p-53; /* [0, 1) */
-        x[i] = (float)(lo + (hi - lo) * u);
+        float f = (float)(lo + (hi - lo) * u), top = (float)hi;
+        if (f >= top && top > (float)lo) f = nextafterf(top, -INFINITY); /* rounded up to max: below it */
+        x[i] = f;
     }
 }
 
@@ -459,6 +461,57 @@ wgnn_status save_npy(const char *path, wgnn_dtype dt, int rank, const int64_t *d
     return s;
 }
 
+/* Whether a and b name one file: both there and the same inode (through any
+ * spelling or link), or both not there yet with the same last component in
+ * the same folder. */
+static bool same_file_at(const char *a, const char *b);
+/* A dangling link names the file a write through it would create. */
+static const char *link_target(const char *p, char *buf, size_t cap) {
+    struct stat st;
+    char t[4096];
+    ssize_t n;
+    if (stat(p, &st) == 0 || lstat(p, &st) != 0 || !S_ISLNK(st.st_mode) || (n = readlink(p, t, sizeof t - 1)) <= 0)
+        return p;
+    t[n] = '\0';
+    const char *slash = strrchr(p, '/');
+    int k = t[0] == '/' || !slash ? snprintf(buf, cap, "%s", t)
+                                   : snprintf(buf, cap, "%.*s%s", (int)(slash - p) + 1, p, t);
+    return k > 0 && (size_t)k < cap ? buf : p;
+}
+
+static bool same_file(const char *a, const char *b) {
+    char ba[4096], bb[4096];
+    return same_file_at(link_target(a, ba, sizeof ba), link_target(b, bb, sizeof bb));
+}
+
+static bool same_file_at(const char *a, const char *b) {
+    if (strcmp(a, b) == 0) return true;
+    struct stat sa, sb;
+    bool ha = stat(a, &sa) == 0, hb = stat(b, &sb) == 0;
+    if (ha || hb) return ha && hb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+    if (strcmp(na ? na + 1 : a, nb ? nb + 1 : b) != 0) return false;
+    char da[4096], db[4096];
+    snprintf(da, sizeof da, "%.*s", na ? (int)(na - a) + 1 : 1, na ? a : ".");
+    snprintf(db, sizeof db, "%.*s", nb ? (int)(nb - b) + 1 : 1, nb ? b : ".");
+    return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int check_outputs(const char *cmd, const char *usage, const char *const *paths, const char *const *opts, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!paths[i]) continue;
+        struct stat st;
+        if (paths[i][0] == '\0') return usage_error(cmd, usage, "%s: the path is empty", opts[i]);
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
+            return usage_error(cmd, usage, "%s %s is a directory", opts[i], paths[i]);
+        for (int j = 0; j < i; j++)
+            if (paths[j] && same_file(paths[i], paths[j]))
+                return usage_error(cmd, usage, "%s %s and %s %s name the same file", opts[j], paths[j], opts[i],
+                                   paths[i]);
+    }
+    return CLI_OK;
+}
+
 /* Regular files (and names not there yet) are staged: written whole under a
  * fresh "<path>.tmp.XXXXXX" (mkstemp: never a name someone else planted),
  * and renamed over their paths only once every output is written. Anything
@@ -475,7 +528,7 @@ int save_all(const out_file *o, int n, char *err) {
             return set_err(err, "--out %s is a directory; nothing written", o[i].path);
         staged[i] = lstat(o[i].path, &st) != 0 || S_ISREG(st.st_mode);
         for (int j = 0; j < i; j++)
-            if (strcmp(o[i].path, o[j].path) == 0) return set_err(err, "%s is named twice by --out", o[i].path);
+            if (same_file(o[i].path, o[j].path)) return set_err(err, "%s and %s name the same file", o[j].path, o[i].path);
     }
     for (int i = 0; i < n && rc == CLI_OK; i++) {
         if (!staged[i]) continue;

@@ -170,6 +170,11 @@ typedef struct out_file {
  * devices, FIFOs and links (/dev/stdout) are written in place, which cannot
  * be undone, after every staged file was written. */
 int save_all(const out_file *o, int n, char *err);
+/* Checks output paths before any work: none empty, none a directory, no
+ * two naming one file (the same string, or the same file reached by other
+ * spellings or links). opts[i] names path i's option ("--out"); NULL paths
+ * are skipped. Returns CLI_OK, or usage_error's CLI_USAGE for cmd. */
+int check_outputs(const char *cmd, const char *usage, const char *const *paths, const char *const *opts, int n);
 /* Where progress lines go: stderr when --out is this program's stdout
  * (--out /dev/stdout), so that they do not mix with the .npy bytes. */
 FILE *info_stream(const char *out_path);

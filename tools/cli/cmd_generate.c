@@ -3,6 +3,7 @@
 #include "args.h"
 #include "commands.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@ const char k_usage_generate[] =
     "  --max-new-tokens N     stop after N new tokens (default 128; EOS or a full KV cache stops\n"
     "                         earlier; 0 with --logits-out: the prompt's logits only)\n"
     "  --greedy               argmax decoding (the default when no sampling option is given)\n"
-    "  --temperature T        sample from softmax(logits / T) (T > 0), on the GPU\n"
+    "  --temperature T        sample from softmax(logits / T) (0 < T <= 1e6), on the GPU\n"
     "  --top-k K              sample among the K most likely tokens (0: all)\n"
     "  --top-p P              sample among the most likely tokens holding mass P (0 < P <= 1)\n"
     "  --seed S               seed of the sampling's random numbers (default 0)\n"
@@ -73,7 +74,7 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     const char *model = NULL, *prompt = NULL, *prompt_ids = NULL, *weights = "f32", *ids_out = NULL,
                *logits_out = NULL;
     long long max_new = 128, top_k = -1, seed = 0, max_ctx = 0, iters = 1;
-    double temperature = -1, top_p = -1;
+    double temperature = NAN, top_p = NAN; /* NaN: not given (a given value is finite) */
     bool greedy = false, profile = false, ignore_eos = false;
     const opt_spec specs[] = {
         {"--model", OPT_STR, &model, 0, 0, true},
@@ -97,13 +98,15 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     if (pr != PARSE_OK) return pr == PARSE_HELP ? CLI_OK : CLI_USAGE;
     if ((prompt == NULL) == (prompt_ids == NULL))
         return usage_error("generate", k_usage_generate, "give exactly one of --prompt and --prompt-ids");
-    bool sampling = temperature >= 0 || top_k >= 0 || top_p >= 0;
+    bool sampling = !isnan(temperature) || top_k >= 0 || !isnan(top_p);
     if (greedy && sampling)
         return usage_error("generate", k_usage_generate, "--greedy and sampling options exclude each other");
-    if (temperature >= 0 && !(temperature > 0))
-        return usage_error("generate", k_usage_generate, "--temperature must be > 0 (greedy decoding is --greedy)");
-    if (top_p >= 0 && !(top_p > 0 && top_p <= 1))
+    if (!isnan(temperature) && !(temperature > 0 && temperature <= 1e6))
+        return usage_error("generate", k_usage_generate, "--temperature must be in (0, 1e6] (greedy decoding is --greedy)");
+    if (!isnan(top_p) && !(top_p > 0 && top_p <= 1))
         return usage_error("generate", k_usage_generate, "--top-p must be in (0, 1]");
+    const char *out_paths[2] = {ids_out, logits_out}, *out_opts[2] = {"--ids-out", "--logits-out"};
+    if (check_outputs("generate", k_usage_generate, out_paths, out_opts, 2) != CLI_OK) return CLI_USAGE;
     if (max_new == 0 && !logits_out)
         return usage_error("generate", k_usage_generate,
                            "--max-new-tokens 0 generates nothing: add --logits-out for the prompt's logits");
@@ -182,9 +185,9 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     wgnn_lm_generate_options go = {0};
     go.max_new_tokens = max_new <= room ? (int)max_new : 0; /* 0: to the end of the cache, the stop said so */
     go.greedy = !sampling;
-    go.temperature = temperature > 0 ? (float)temperature : 1.0f;
+    go.temperature = !isnan(temperature) ? (float)temperature : 1.0f;
     go.top_k = top_k > 0 ? (int)top_k : 0;
-    go.top_p = top_p > 0 ? (float)top_p : 1.0f;
+    go.top_p = !isnan(top_p) ? (float)top_p : 1.0f;
     go.seed = (uint64_t)seed;
     go.ignore_eos = ignore_eos;
     go.prefill_logits = logits;

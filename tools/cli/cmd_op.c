@@ -185,13 +185,10 @@ int cmd_op(const global_opts *g, int argc, char **argv) {
         goto cleanup;
     }
     if ((rc = op_check_usage(cmd, info, r->in_path.n, "--in", &r->args)) != CLI_OK) goto cleanup;
-    for (int i = 0; i < r->out_path.n; i++)
-        for (int j = 0; j < i; j++)
-            if (strcmp(r->out_path.v[i], r->out_path.v[j]) == 0) {
-                fprintf(stderr, "wgnn: %s: --out %s is given twice\n", cmd, r->out_path.v[i]);
-                rc = CLI_USAGE;
-                goto cleanup;
-            }
+    const char *out_opts[MAX_LIST];
+    for (int i = 0; i < r->out_path.n; i++) out_opts[i] = "--out";
+    if ((rc = check_outputs(cmd, help, r->out_path.v, out_opts, r->out_path.n)) != CLI_OK)
+        goto cleanup;
     rc = run_op(g, r, cmd, err);
 cleanup:
     if (r) op_run_release(r);

@@ -2,6 +2,7 @@
 #include "args.h"
 #include "commands.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,10 @@ int cmd_rand(const global_opts *g, int argc, char **argv) {
     parse_result pr = parse_opts("rand", k_usage_rand, specs, NSPECS(specs), argc, argv, false, NULL);
     if (pr != PARSE_OK) return pr == PARSE_HELP ? CLI_OK : CLI_USAGE;
     if (lo > hi) return usage_error("rand", k_usage_rand, "--min %g is above --max %g", lo, hi);
+    if (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX)
+        return usage_error("rand", k_usage_rand, "--min %g / --max %g: a bound past float32's range (+-%g)", lo, hi,
+                           (double)FLT_MAX);
+    if (check_outputs("rand", k_usage_rand, &out_path, (const char *const[]){"--out"}, 1) != CLI_OK) return CLI_USAGE;
 
     char err[ERR_LEN] = "";
     uint64_t n = 0, state = (uint64_t)seed;

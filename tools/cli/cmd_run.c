@@ -209,6 +209,8 @@ int cmd_run(const global_opts *g, int argc, char **argv) {
     else if (strcmp(weights, "f32") != 0)
         return usage_error("run", k_usage_run, "--weights: '%s' is not f32 or f16", weights);
     if (!(atol >= 0) || !(rtol >= 0)) return usage_error("run", k_usage_run, "--atol and --rtol must be >= 0");
+    const char *outs[2] = {out_path, pooled_path}, *out_opts[2] = {"--out", "--pooled-out"};
+    if (check_outputs("run", k_usage_run, outs, out_opts, 2) != CLI_OK) return CLI_USAGE;
 
     char err[ERR_LEN] = "";
     FILE *info = stdout; /* stderr when an output goes to stdout */

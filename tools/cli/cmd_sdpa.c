@@ -36,6 +36,7 @@ int cmd_sdpa(const global_opts *g, int argc, char **argv) {
     };
     parse_result pr = parse_opts("sdpa", k_usage_sdpa, specs, NSPECS(specs), argc, argv, false, NULL);
     if (pr != PARSE_OK) return pr == PARSE_HELP ? CLI_OK : CLI_USAGE;
+    if (check_outputs("sdpa", k_usage_sdpa, &out_path, (const char *const[]){"--out"}, 1) != CLI_OK) return CLI_USAGE;
 
     static const char *const names[4] = {"q", "k", "v", "mask"};
     char err[ERR_LEN] = "";
