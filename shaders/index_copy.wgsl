@@ -36,7 +36,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let o = rest / P.n_idx;
     let r = idx[i];
     if (r < 0 || u32(r) >= P.n) {
-        if (atomicCompareExchangeWeak(&flag[0], 0u, 1u).exchanged) {
+        if (atomicCompareExchangeWeak(&flag[0], 0u, 2u).exchanged) { // WGNN__DATA_ERR_INDEX_COPY
             atomicStore(&flag[1], bitcast<u32>(r));
             atomicStore(&flag[2], i);
             atomicStore(&flag[3], P.n);

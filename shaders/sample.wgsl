@@ -18,9 +18,12 @@
 // for the chunk where u * total falls, and that chunk's thread walks it
 // again, in the same order, to the token. Cost: about 18 reads of the row.
 //
+// A row with no token of nonzero mass (every logit -inf; NaN or +inf
+// ones) gets id 0 and raises WGNN__DATA_ERR_SAMPLE in the data-error
+// words (the call that waits for it fails, naming the row).
 // Prelude (src/ops/reduce.c): struct Params; const WG (a power of two >= 16).
 // Bindings: 0 Params, 1 X (logits as u32 bits, read), 2 U (f32 a row,
-// read), 3 Y (i32 a row). Dispatch: P.n_rows workgroups, folded into x*y
+// read), 3 Y (i32 a row), 4 flag (the data-error words). Dispatch: P.n_rows workgroups, folded into x*y
 // past 65535.
 
 #include "common/grid"
@@ -33,6 +36,7 @@ const PARTS: u32 = WG / 16u; // columns of the table each bucket total sums 16 o
 @group(0) @binding(1) var<storage, read> X: array<u32>;
 @group(0) @binding(2) var<storage, read> U: array<f32>;
 @group(0) @binding(3) var<storage, read_write> Y: array<i32>;
+@group(0) @binding(4) var<storage, read_write> flag: array<atomic<u32>>;
 
 var<workgroup> hist: array<f32, 16 * WG>; // [bucket][thread]
 var<workgroup> part: array<f32, WG>;
@@ -195,6 +199,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
         if (found == NONE_IDX) { found = last; }
+        if (found == NONE_IDX) {
+            found = 0u;
+            if (atomicCompareExchangeWeak(&flag[0], 0u, 5u).exchanged) { // WGNN__DATA_ERR_SAMPLE
+                atomicStore(&flag[1], 0u);
+                atomicStore(&flag[2], P.row0 + row);
+                atomicStore(&flag[3], 0u);
+            }
+        }
         Y[row] = i32(found);
     }
 }

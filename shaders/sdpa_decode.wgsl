@@ -70,8 +70,9 @@ var<workgroup> sO: array<vec4<f32>, W * R * D4>; // QKV: first the staged rows, 
 var<workgroup> sLen: u32; // the cache length, clamped
 var<workgroup> sAppend: u32; // QKV: the length is in [S_q, S_max]
 
-fn report(value: u32, at: u32, bound: u32) {
-    if (atomicCompareExchangeWeak(&flag[0], 0u, 1u).exchanged) {
+// code: WGNN__DATA_ERR_* (src/internal.h)
+fn report(code: u32, value: u32, at: u32, bound: u32) {
+    if (atomicCompareExchangeWeak(&flag[0], 0u, code).exchanged) {
         atomicStore(&flag[1], value);
         atomicStore(&flag[2], at);
         atomicStore(&flag[3], bound);
@@ -141,10 +142,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // the norms.
     if (tid == 0u) {
         let len = seqlens[b];
-        if (len < 0 || u32(len) > P.s_kv) { report(bitcast<u32>(len), b, P.s_kv + 1u); }
+        if (len < 0 || u32(len) > P.s_kv) { report(3u, bitcast<u32>(len), b, P.s_kv + 1u); }
         // QKV: the new rows need L >= S_q (one report, by split 0)
         if (QKV && split == 0u && len >= 0 && u32(len) <= P.s_kv && u32(len) < P.s_q) {
-            report(bitcast<u32>(len - i32(P.s_q)), b, P.s_kv);
+            report(4u, bitcast<u32>(len), b, P.s_q);
         }
         sLen = u32(clamp(len, 0, i32(P.s_kv)));
         sAppend = u32(len >= i32(P.s_q) && len <= i32(P.s_kv));

@@ -198,7 +198,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let b = (P.bh_base + bh) / P.n_h;
         let len = seqlens[b];
         if ((len < 0 || u32(len) > P.s_kv) && lx == 0u && ly == 0u) {
-            if (atomicCompareExchangeWeak(&flag[0], 0u, 1u).exchanged) {
+            if (atomicCompareExchangeWeak(&flag[0], 0u, 3u).exchanged) { // WGNN__DATA_ERR_SEQLEN
                 atomicStore(&flag[1], bitcast<u32>(len));
                 atomicStore(&flag[2], b);
                 atomicStore(&flag[3], P.s_kv + 1u);

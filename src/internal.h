@@ -220,7 +220,12 @@ uint32_t wgnn__uniform_push(wgnn_context *ctx, const void *data, uint32_t size);
  * (WGNN__DATA_ERR_*), the bad value (as i32 bits), its position and a
  * bound; wgnn_tensor_download and wgnn_context_sync read it back with their
  * wait, report it as WGNN_ERR_INVALID_ARGUMENT and clear it. */
-#define WGNN__DATA_ERR_INDEX 1u /* value is not in [0, bound) at position */
+#define WGNN__DATA_ERR_INDEX 1u      /* gather (embedding): indices[position] = value not in [0, bound) */
+#define WGNN__DATA_ERR_INDEX_COPY 2u /* index_copy: index[position] = value not in [0, bound) */
+#define WGNN__DATA_ERR_SEQLEN 3u     /* attention: cache_seqlens[position] = value not in [0, bound - 1] */
+#define WGNN__DATA_ERR_SEQLEN_NEW 4u /* cache_seqlens[position] = value < bound new rows (or past the cache) */
+#define WGNN__DATA_ERR_SAMPLE 5u     /* sample: row position has no token of nonzero mass */
+#define WGNN__DATA_ERR_CACHE_POS 6u  /* qkv_rope_cache: positions[position] = value not in [0, bound) */
 WGPUBuffer wgnn__data_error_buffer(wgnn_context *ctx);
 
 /* ---- pipelines (gpu/pipeline.c) ------------------------------------------ */

@@ -69,6 +69,8 @@ check "missing value exits 2" eval 'rc_is 2 && err_has "needs a value"'
 # --- info ----------------------------------------------------------------------
 run info
 check "info exits 0 and lists adapters" eval 'rc_is 0 && { out_has "llvmpipe" || out_has "Adapter"; }'
+run --adapter -1 info
+check "--adapter -1 is a name that matches nothing, not a huge index" eval 'rc_is 1 && err_has "-1" && ! err_has "18446744073709551615"'
 
 # --- rand ----------------------------------------------------------------------
 ok=1
@@ -420,6 +422,13 @@ check "bench sdpa error prints a JSON error and exits 1" \
 run bench sdpa --shape 1,2,3
 check "bench sdpa with a 3-dim shape exits 2" eval 'rc_is 2 && err_has "--shape"'
 
+run bench sdpa --shape 1,1,2147483647,1,1024 --iters 1 --warmup 0
+check "bench sdpa with a q past the device's buffer size is refused before filling it" \
+    eval 'rc_is 1 && err_has "maxBufferSize"'
+run bench op relu --in-shape f32:2147483647,1024 --iters 1
+check "bench op with an input past the device's buffer size is refused before filling it" \
+    eval 'rc_is 1 && err_has "maxBufferSize"'
+
 # --- bench op ---------------------------------------------------------------------
 # is_json: out.txt is one line holding one JSON object with the keys given
 is_json() {
@@ -493,6 +502,9 @@ run tokenize --model "$TK" --text "Hello world<|endoftext|>"
 check "tokenize --text prints the ids on one line, the special token matched" eval 'rc_is 0 && [ "$(cat out.txt)" = "262 264 265" ]'
 run tokenize --model "$TK/tokenizer.json" --decode 262,264,32,72,265
 check "tokenize --decode prints the text" eval 'rc_is 0 && [ "$(cat out.txt)" = "Hello world H<|endoftext|>" ]'
+run tokenize --model "$TK" --text "$(printf 'ab\377')"
+check "tokenize of text that is not UTF-8 names the byte, not the tokenizer file" \
+    eval 'rc_is 1 && err_has "text to encode is not valid UTF-8 at byte 2 (0xff)" && ! err_has "tokenizer.json"'
 run tokenize --model "$TK" --decode 262,99999
 check "tokenize --decode with an id out of range exits 1 and prints nothing" \
     eval 'rc_is 1 && err_has "99999" && [ ! -s out.txt ]'
@@ -520,6 +532,12 @@ check "generate stops at the end of the KV cache and says so" \
     eval 'rc_is 0 && err_has "generated 3 tokens, stopped at the end of the KV cache" && [ "$(stat -c %s ids36.npy)" -eq $((128 + 36 * 4)) ]'
 run generate --model "$QW" --prompt-ids 51,928,676 --max-new-tokens 4 --temperature 0.9 --top-k 20 --top-p 0.95 --seed 1
 check "generate samples with --temperature/--top-k/--top-p" eval 'rc_is 0 && err_has "generated 4 tokens"'
+bind=$("$WGNN" info 2>/dev/null | awk '/max_storage_buffer_binding_size/ {print $2}')
+if [ -n "$bind" ] && [ "$bind" -lt 2147483648 ]; then # a layer's cache at 2^24 positions: 2 GiB
+    run generate --model "$QW" --prompt-ids 51,928 --max-context 16777216 --ids-out gone.npy
+    check "generate with a KV cache past a storage binding is refused at load, naming --max-context" \
+        eval 'rc_is 1 && one_line_err && err_has "lower --max-context" && no_file gone.npy'
+fi
 run generate --model "$QW" --prompt-ids 51,928 --temperature -1
 check "generate --temperature -1 is a usage error" eval 'rc_is 2 && err_has "temperature"'
 run generate --model "$QW" --prompt-ids 51,928 --top-p -0.5

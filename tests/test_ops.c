@@ -287,6 +287,70 @@ static void sample_rows(wgnn_context *ctx, const char *label, const float *row, 
     data_case(ctx, label, "sample", 2, d, data, args, n_args, want);
 }
 
+/* Runs op on int32 / float32 inputs made from the given values; the
+ * download of output 0 must fail naming want (the data-error words of
+ * src/internal.h), and the next one succeed (the words are cleared). */
+static void data_error_case(wgnn_context *ctx, const char *label, const char *op, int n_in, const wgnn_desc *din,
+                            const void *const *data, const char *const *args, int n_args, const char *want) {
+    wgnn_desc dout[2];
+    int n_out = 0;
+    char err[1024] = "";
+    wgnn_status s = wgnn_op_shapes(op, din, n_in, args, n_args, dout, 2, &n_out, err, sizeof err);
+    CHECK(s == WGNN_OK && n_out == 1, "%s: shapes: %s", label, err);
+    if (s != WGNN_OK || n_out != 1) return;
+    wgnn_tensor *tin[4] = {0}, *tout = NULL;
+    size_t ob = (size_t)numel_of(&dout[0]) * wgnn_dtype_size(dout[0].dtype);
+    void *got = malloc(ob);
+    for (int i = 0; i < n_in && s == WGNN_OK; i++) {
+        s = wgnn_tensor_create(ctx, din[i].dtype, din[i].rank, din[i].dims, &tin[i]);
+        if (s == WGNN_OK)
+            s = wgnn_tensor_upload(ctx, tin[i], data[i], (size_t)numel_of(&din[i]) * wgnn_dtype_size(din[i].dtype));
+    }
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, dout[0].dtype, dout[0].rank, dout[0].dims, &tout);
+    if (s == WGNN_OK) s = wgnn_op(ctx, op, (const wgnn_tensor *const *)tin, n_in, args, n_args, &tout, 1);
+    CHECK(s == WGNN_OK && got, "%s: recorded: %s", label, wgnn_context_error(ctx));
+    if (s == WGNN_OK && got) {
+        s = wgnn_tensor_download(ctx, tout, got, ob);
+        CHECK(s == WGNN_ERR_INVALID_ARGUMENT && strstr(wgnn_context_error(ctx), want),
+              "%s: the wait reports '%s': %s", label, want, wgnn_context_error(ctx));
+        printf("  %-32s -> %s\n", label, wgnn_context_error(ctx));
+        CHECK(wgnn_tensor_download(ctx, tout, got, ob) == WGNN_OK, "%s: cleared: %s", label, wgnn_context_error(ctx));
+    }
+    for (int i = 0; i < n_in; i++) wgnn_tensor_destroy(tin[i]);
+    wgnn_tensor_destroy(tout);
+    free(got);
+}
+
+static void test_data_errors(wgnn_context *ctx) {
+    {
+        const float self[8] = {0}, src[4] = {1, 2, 3, 4};
+        const int32_t idx[2] = {0, 4};
+        wgnn_desc d[3] = {{WGNN_F32, 2, {4, 2}}, {WGNN_I32, 1, {2}}, {WGNN_F32, 2, {2, 2}}};
+        const void *data[3] = {self, idx, src};
+        const char *args[] = {"dim=0"};
+        data_error_case(ctx, "index_copy index 4 of 4 rows", "index_copy", 3, d, data, args, 1,
+                        "index_copy index is out of range: index[1] = 4, valid 0..3");
+    }
+    {
+        const float w[8] = {0};
+        const int32_t idx[3] = {1, -2, 0};
+        wgnn_desc d[2] = {{WGNN_F32, 2, {4, 2}}, {WGNN_I32, 1, {3}}};
+        const void *data[2] = {w, idx};
+        data_error_case(ctx, "embedding index -2", "embedding", 2, d, data, NULL, 0,
+                        "indices[1] = -2, valid 0..3");
+    }
+    {
+        /* sdpa_kvcache over a cache of 6 positions, a length of 9 */
+        float q[1 * 2 * 1 * 4] = {0}, kc[1 * 2 * 6 * 4] = {0};
+        const int32_t lens[1] = {9};
+        wgnn_desc d[4] = {{WGNN_F32, 4, {1, 2, 1, 4}}, {WGNN_F32, 4, {1, 2, 6, 4}}, {WGNN_F32, 4, {1, 2, 6, 4}},
+                          {WGNN_I32, 1, {1}}};
+        const void *data[4] = {q, kc, kc, lens};
+        data_error_case(ctx, "sdpa_kvcache length 9 of 6", "sdpa_kvcache", 4, d, data, NULL, 0,
+                        "cache_seqlens[0] = 9, valid 0..6");
+    }
+}
+
 static void test_data_cases(wgnn_context *ctx) {
     const float nan = NAN, inf = INFINITY;
     /* argmax: NaN is the largest (first NaN), ties give the first, -0 == +0 */
@@ -370,6 +434,37 @@ static void test_data_cases(wgnn_context *ctx) {
         sample_rows(ctx, "sample ties at the top_k-th logit", r2, 5, u, a, 1, w);
     }
     {
+        /* a row with no token of mass (all -inf; NaN): id 0 and a data
+         * error naming the first such row, on the GPU and in the reference */
+        const float x[3][4] = {{0, 1, 2, 3}, {-inf, -inf, -inf, -inf}, {nan, nan, nan, nan}};
+        const float u[3] = {0.5f, 0.5f, 0.5f};
+        wgnn_desc d[2] = {{WGNN_F32, 2, {3, 4}}, {WGNN_F32, 1, {3}}};
+        wgnn_tensor *tx = NULL, *tu = NULL, *ty = NULL;
+        int32_t got[3] = {-5, -5, -5}, ref[3] = {-5, -5, -5};
+        char err[512] = "";
+        wgnn_status s = wgnn_tensor_create(ctx, WGNN_F32, 2, d[0].dims, &tx);
+        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F32, 1, d[1].dims, &tu);
+        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_I32, 1, d[1].dims, &ty);
+        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tx, x, sizeof x);
+        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tu, u, sizeof u);
+        if (s == WGNN_OK) s = wgnn_op(ctx, "sample", (const wgnn_tensor *const[]){tx, tu}, 2, NULL, 0, &ty, 1);
+        CHECK(s == WGNN_OK, "sample without mass: the op is recorded: %s", wgnn_context_error(ctx));
+        s = wgnn_tensor_download(ctx, ty, got, sizeof got);
+        const char *msg = wgnn_context_error(ctx); /* rows 1 and 2 race to report: either */
+        CHECK(s == WGNN_ERR_INVALID_ARGUMENT && (strstr(msg, "sample: row 1 ") || strstr(msg, "sample: row 2 ")),
+              "sample without mass: the wait reports row 1 or 2: %s", msg);
+        s = wgnn_tensor_download(ctx, ty, got, sizeof got);
+        CHECK(s == WGNN_OK && got[1] == 0 && got[2] == 0 && got[0] >= 0 && got[0] < 4,
+              "sample without mass: ids %d %d %d (rows 1 and 2: 0), the error cleared", got[0], got[1], got[2]);
+        wgnn_host_tensor hi[2] = {{d[0], (void *)x}, {d[1], (void *)u}}, ho = {{WGNN_I32, 1, {3}}, ref};
+        s = wgnn_op_ref("sample", hi, 2, NULL, 0, &ho, 1, err, sizeof err);
+        CHECK(s == WGNN_ERR_INVALID_ARGUMENT && strstr(err, "row 1 ") && ref[1] == 0 && ref[0] == got[0],
+              "sample without mass: the reference fails naming row 1: %s", err);
+        wgnn_tensor_destroy(tx);
+        wgnn_tensor_destroy(tu);
+        wgnn_tensor_destroy(ty);
+    }
+    {
         /* a vocabulary-sized row: -20 everywhere but x[100000] = 5 and
          * x[7] = 4.5 (mass 0.62 and 0.38 of those two; the rest ~0.4%) */
         enum { V = 151936 };
@@ -421,6 +516,23 @@ static void test_table(void) {
           "unknown op named: %s", err);
 }
 
+/* FNV-1a of a case's op, inputs and arguments: each case's random data
+ * comes from its own text, so that adding, removing or filtering cases
+ * leaves the others' data as they were. */
+static uint64_t case_seed(const op_case *c) {
+    uint64_t h = 1469598103934665603ull;
+    const char *parts[1 + 17 + 9];
+    int n = 0;
+    parts[n++] = c->op;
+    for (int i = 0; i < 17 && c->in[i]; i++) parts[n++] = c->in[i];
+    for (int i = 0; i < 9 && c->args[i]; i++) parts[n++] = c->args[i];
+    for (int k = 0; k < n; k++) {
+        for (const char *p = parts[k]; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+        h = (h ^ 0xffu) * 1099511628211ull;
+    }
+    return h;
+}
+
 int main(int argc, char **argv) {
     tu_seed(20261201u);
     test_table();
@@ -430,11 +542,15 @@ int main(int argc, char **argv) {
         if (!k_cases[i].op) continue;
         int want = argc <= 1;
         for (int a = 1; a < argc; a++) want |= strcmp(argv[a], k_cases[i].op) == 0;
-        if (want) run_case(ctx, &k_cases[i], i);
+        if (!want) continue;
+        tu_seed(case_seed(&k_cases[i]));
+        run_case(ctx, &k_cases[i], i);
     }
+    tu_seed(20261201u);
     bool data = argc <= 1;
     for (int a = 1; a < argc; a++) data |= strcmp(argv[a], "argmax") == 0 || strcmp(argv[a], "sample") == 0;
     if (data) test_data_cases(ctx);
+    if (data) test_data_errors(ctx);
     CHECK(wgnn_context_health(ctx) == WGNN_OK, "no uncaptured GPU error: %s", wgnn_context_error(ctx));
     wgnn_context_destroy(ctx);
     return tu_finish();

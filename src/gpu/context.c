@@ -211,7 +211,7 @@ static wgnn_status choose_adapter(wgnn_context *ctx, const adapter_set *s, const
     if (want && *want) {
         char *end = NULL;
         unsigned long idx = strtoul(want, &end, 10);
-        if (end && *end == '\0' && end != want) {
+        if (end && *end == '\0' && end != want && isdigit((unsigned char)want[0])) { /* strtoul takes "-1" */
             if (idx >= s->n)
                 return wgnn__err(ctx, WGNN_ERR_NO_ADAPTER,
                                  "adapter index %lu asked for, but only %zu adapter(s) were found "

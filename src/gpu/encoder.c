@@ -346,11 +346,36 @@ wgnn_status wgnn__data_error(wgnn_context *ctx, const uint32_t w[4]) {
     if (w[0] == 0) return WGNN_OK;
     static const uint32_t zero[4] = {0, 0, 0, 0};
     wgpuQueueWriteBuffer(ctx->queue, ctx->data_err, 0, zero, sizeof zero);
-    if (w[0] == WGNN__DATA_ERR_INDEX)
+    const char *by = "found on the GPU by an op recorded before this call";
+    int32_t v = (int32_t)w[1];
+    unsigned at = w[2], last = w[3] ? w[3] - 1 : 0;
+    switch (w[0]) {
+    case WGNN__DATA_ERR_INDEX:
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
-                         "an index in the data is out of range: indices[%u] = %d, valid 0..%u (found on the GPU by "
-                         "an op recorded before this call, e.g. embedding; the output rows of such indices are zeros)",
-                         w[2], (int32_t)w[1], w[3] ? w[3] - 1 : 0);
+                         "an index in the data is out of range: indices[%u] = %d, valid 0..%u (%s, a row gather such "
+                         "as embedding; the output rows of such indices are zeros)", at, v, last, by);
+    case WGNN__DATA_ERR_INDEX_COPY:
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "an index_copy index is out of range: index[%u] = %d, valid 0..%u (%s; the rows of such "
+                         "indices were not written)", at, v, last, by);
+    case WGNN__DATA_ERR_SEQLEN:
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "a KV cache length is out of range: cache_seqlens[%u] = %d, valid 0..%u (%s; attention "
+                         "read it clamped to that range)", at, v, last, by);
+    case WGNN__DATA_ERR_SEQLEN_NEW:
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "cache_seqlens[%u] = %d is out of range: the %u new rows go to positions L - %u .. L - 1, so "
+                         "L must be at least %u and at most the cache's rows (%s; the new rows were not written)", at,
+                         v, w[3], w[3], w[3], by);
+    case WGNN__DATA_ERR_SAMPLE:
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "sample: row %u of the logits has no token of nonzero probability (every logit -inf, or NaN "
+                         "or +inf ones) (%s; its id was set to 0)", at, by);
+    case WGNN__DATA_ERR_CACHE_POS:
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "a KV cache position is out of range: positions[%u] = %d, valid 0..%u (%s; that token's "
+                         "keys and values were not written)", at, v, last, by);
+    }
     return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "a kernel reported invalid data (code %u)", w[0]);
 }
 

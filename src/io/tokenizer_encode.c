@@ -278,12 +278,12 @@ wgnn_status wgnn__tokenizer_encode(const wgnn__tokenizer *t, const char *text, s
     if (t == NULL || ids == NULL || n == NULL || (text == NULL && len))
         return wgnn__tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: encode: NULL argument");
     if (len > TOK_MAX_TEXT) /* symbol indices are int32_t */
-        return wgnn__tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "%s: text of %zu bytes is over the limit of %d",
-                        t->label, len, TOK_MAX_TEXT);
+        return wgnn__tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: the text to encode has %zu bytes, over the "
+                        "limit of %d", len, TOK_MAX_TEXT);
     size_t bad = utf8_bad_at(text, len);
     if (bad < len)
-        return wgnn__tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "%s: text is not valid UTF-8 at byte %zu", t->label,
-                        bad);
+        return wgnn__tok_fail(WGNN_ERR_INVALID_ARGUMENT, err, err_len, "tokenizer: the text to encode is not valid UTF-8 at "
+                        "byte %zu (0x%02x)", bad, (unsigned char)text[bad]);
     tok_enc E = {.t = t, .err = err, .err_len = err_len};
     wgnn_status st = WGNN_OK;
     size_t seg = 0, i = 0;

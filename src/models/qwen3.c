@@ -152,6 +152,20 @@ wgnn_status wgnn__qwen3_config(wgnn_lm *lm, const wgnn__json *j, const wgnn__jso
                          "%s: head_dim %d is not a multiple of 4, which wgnn's attention needs", j->label,
                          in->head_dim);
     if (in->max_context == 0) in->max_context = maxpos < 4096 ? maxpos : 4096;
+    /* a layer's K (and V) cache [kv_heads, max_context, head_dim] and the
+     * RoPE tables are each one storage binding: refused before anything is
+     * allocated */
+    uint64_t row = (uint64_t)in->num_kv_heads * (uint64_t)in->head_dim * 4u;
+    uint64_t lim = lm->ctx->limits.maxStorageBufferBindingSize, buf = lm->ctx->limits.maxBufferSize;
+    if (buf < lim) lim = buf;
+    if ((uint64_t)in->max_context * row > lim)
+        return wgnn__err(lm->ctx, WGNN_ERR_LIMIT,
+                         "max_context %d: a layer's KV cache [%d, %d, %d] float32 takes %llu bytes, past the "
+                         "device's limit of %llu bytes a storage binding (at most %llu positions here; lower --max-context, "
+                         "wgnn_lm_options.max_context)",
+                         in->max_context, in->num_kv_heads, in->max_context, in->head_dim,
+                         (unsigned long long)((uint64_t)in->max_context * row), (unsigned long long)lim,
+                         (unsigned long long)(lim / row));
     bool found = false;
     if ((s = read_eos(lm, gen, &found))) return s;
     if (!found && (s = read_eos(lm, j, &found))) return s;

@@ -226,8 +226,8 @@ static wgnn_status prepare(const char *name, const wgnn_desc *in, int n_in, cons
     const wgnn_op_info *info = &n->op->info;
     if (n_in < info->min_inputs || n_in > info->max_inputs) {
         if (info->min_inputs == info->max_inputs)
-            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "takes %d inputs (%s), %d given", info->min_inputs,
-                                  info->inputs, n_in);
+            return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "takes %d input%s (%s), %d given", info->min_inputs,
+                                  info->min_inputs == 1 ? "" : "s", info->inputs, n_in);
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT, "takes %d to %d inputs (%s), %d given", info->min_inputs,
                               info->max_inputs, info->inputs, n_in);
     }

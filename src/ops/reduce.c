@@ -28,7 +28,8 @@
     X(S, u32, chunk)       /* ceil(V / WG): a thread's run of the row */ \
     X(S, u32, top_k)       /* 0: off */                                \
     X(S, f32, top_p)       /* 1: off */                                \
-    X(S, f32, temperature)
+    X(S, f32, temperature)                                             \
+    X(S, u32, row0)        /* the dispatch's first row (data-error reports) */
 #define ARGMAX_SPLIT_PARAMS(X, S) X(S, u32, n_groups) X(S, u32, n) X(S, u32, chunk) X(S, u32, split)
 WGNN__PARAMS_STRUCT(argmax_params, ARGMAX_PARAMS);
 WGNN__PARAMS_STRUCT(argmax_split_params, ARGMAX_SPLIT_PARAMS);
@@ -254,7 +255,8 @@ static wgnn_status sample_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
                            (uint32_t)((v + wg - 1) / wg),
                            (uint32_t)(k > 0 && (uint64_t)k < v ? k : 0),
                            (float)n->arg[WGNN__SAMPLE_TOP_P].f,
-                           (float)n->arg[WGNN__SAMPLE_TEMPERATURE].f};
+                           (float)n->arg[WGNN__SAMPLE_TEMPERATURE].f,
+                           (uint32_t)r0};
         uint32_t gx, gy;
         s = wgnn__compute_2d_workgroup_count(ctx, cnt, ctx->limits.maxComputeWorkgroupsPerDimension, "sample", &gx,
                                              &gy);
@@ -263,6 +265,7 @@ static wgnn_status sample_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
         for (int i = 0; i < 2; i++) wgnn__plan_bind(d, in[i]->buf, r0 * ub[i], cnt * ub[i]);
         wgnn__plan_bind(d, out[0]->buf, r0 * ub[2], cnt * ub[2]);
+        wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
     }
     return WGNN_OK;
 }

@@ -279,7 +279,9 @@ wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__
         "fn rope_row(b: u32, t: u32) -> u32 { return t; }\n",
         "@group(0) @binding(9) var<storage, read> POS: array<i32>;\n"
         "fn kv_pos(b: u32, t: u32) -> i32 { return POS[t]; }\n"
-        "fn rope_row(b: u32, t: u32) -> u32 { return t; }\n",
+        "fn rope_row(b: u32, t: u32) -> u32 { return t; }\n"
+        /* WGNN__DATA_ERR_CACHE_POS */
+        "fn bad_words(b: u32, t: u32, r: i32) -> vec4<u32> { return vec4<u32>(6u, bitcast<u32>(r), t, P.ctx); }\n",
         "@group(0) @binding(9) var<storage, read> LENS: array<i32>;\n"
         /* a length outside [n, ctx] writes no row: its rows are reported
          * as L - n (< 0) or L (>= ctx) */
@@ -289,27 +291,32 @@ wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__
         "    if (len > i32(P.ctx)) { return len; }\n"
         "    return len - i32(P.n) + i32(t);\n"
         "}\n"
-        "fn rope_row(b: u32, t: u32) -> u32 { return u32(clamp(kv_pos(b, t), 0, i32(P.ctx) - 1)); }\n"};
+        "fn rope_row(b: u32, t: u32) -> u32 { return u32(clamp(kv_pos(b, t), 0, i32(P.ctx) - 1)); }\n"
+        /* WGNN__DATA_ERR_SEQLEN_NEW: the length itself, and the rows it must count */
+        "fn bad_words(b: u32, t: u32, r: i32) -> vec4<u32> { return vec4<u32>(4u, bitcast<u32>(LENS[b]), b, P.n); }\n"};
     static const char k_cache_row[] =
         "@group(0) @binding(10) var<storage, read_write> FLAG: array<atomic<u32>>;\n"
         "fn kv_row(b: u32, hk: u32, t: u32) -> u32 {\n"
         "    let r = kv_pos(b, t);\n"
         "    if (r < 0 || u32(r) >= P.ctx) {\n"
-        "        if (atomicCompareExchangeWeak(&FLAG[0], 0u, 1u).exchanged) {\n"
-        "            atomicStore(&FLAG[1], bitcast<u32>(r));\n"
-        "            atomicStore(&FLAG[2], t);\n"
-        "            atomicStore(&FLAG[3], P.ctx);\n"
+        "        let w = bad_words(b, t, r);\n"
+        "        if (atomicCompareExchangeWeak(&FLAG[0], 0u, w.x).exchanged) {\n"
+        "            atomicStore(&FLAG[1], w.y);\n"
+        "            atomicStore(&FLAG[2], w.z);\n"
+        "            atomicStore(&FLAG[3], w.w);\n"
         "        }\n"
         "        return 0xFFFFFFFFu;\n"
         "    }\n"
         "    return (b * P.hk + hk) * P.ctx + u32(r);\n"
         "}\n";
-    char pre[1536];
-    snprintf(pre, sizeof pre,
-             "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\nconst HAS_ROPE: bool = %s;\n%s%s",
-             WGNN__PARAMS_WGSL(QKV_PARAMS), (unsigned long long)(D / 2), (unsigned long long)wg,
-             io->qn ? "true" : "false", io->cos ? "true" : "false", k_rows[io->mode],
-             io->mode == WGNN__QKV_HEADS ? "" : k_cache_row);
+    char pre[3072];
+    int len = snprintf(pre, sizeof pre,
+                       "%sconst HALF: u32 = %lluu;\nconst WG: u32 = %lluu;\nconst HAS_NORM: bool = %s;\n"
+                       "const HAS_ROPE: bool = %s;\n%s%s",
+                       WGNN__PARAMS_WGSL(QKV_PARAMS), (unsigned long long)(D / 2), (unsigned long long)wg,
+                       io->qn ? "true" : "false", io->cos ? "true" : "false", k_rows[io->mode],
+                       io->mode == WGNN__QKV_HEADS ? "" : k_cache_row);
+    if (len < 0 || (size_t)len >= sizeof pre) return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "%s: shader prelude too long", name);
     const wgnn__pipe *pipe;
     uint32_t gx, gy;
     wgnn_status s = wgnn__pipeline(ctx, "qkv_rope", pre, NULL, 0, &pipe);

@@ -98,7 +98,7 @@ static int32_t sample_row(const float *x, uint64_t v, double u, double temp, int
     for (uint64_t j = 0; j < v; j++)
         if (!have_t || x[j] >= t) total += exp(((double)x[j] - (double)m) / temp);
     double target = (u > 0 ? (u < 1 ? u : 1) : 0) * total, run = 0;
-    int32_t last = 0;
+    int32_t last = -1; /* stays -1 where no token has mass: the row's error */
     for (uint64_t j = 0; j < v; j++) {
         if (have_t && !(x[j] >= t)) continue;
         double e = exp(((double)x[j] - (double)m) / temp);
@@ -115,9 +115,19 @@ wgnn_status wgnn__ref_sample(wgnn__node *n, const void *const *in, void *const *
     uint64_t rows = (uint64_t)n->in[0].dims[0], v = (uint64_t)n->in[0].dims[1];
     tok *scratch = malloc((size_t)v * sizeof *scratch);
     if (!scratch) return wgnn__node_err(n, WGNN_ERR_OUT_OF_MEMORY, "out of host memory for the reference");
-    for (uint64_t r = 0; r < rows; r++)
+    uint64_t bad = rows;
+    for (uint64_t r = 0; r < rows; r++) {
         y[r] = sample_row(x + r * v, v, u[r], n->arg[WGNN__SAMPLE_TEMPERATURE].f, n->arg[WGNN__SAMPLE_TOP_K].i[0],
                           n->arg[WGNN__SAMPLE_TOP_P].f, scratch);
+        if (y[r] < 0) {
+            y[r] = 0; /* as the kernel */
+            if (bad == rows) bad = r;
+        }
+    }
     free(scratch);
+    if (bad < rows)
+        return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                              "row %llu of the logits has no token of nonzero probability (every logit -inf, or NaN "
+                              "or +inf ones)", (unsigned long long)bad);
     return WGNN_OK;
 }

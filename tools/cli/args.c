@@ -74,9 +74,13 @@ int parse_id_list(const char *what, const char *list, long long hi, int32_t **id
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         char num[32];
         long long id = 0;
-        if (len == 0 || len >= sizeof num) {
+        if (len == 0) {
             free(v);
             return set_err(err, "%s: expected comma-separated ids, got \"%s\"", what, list);
+        }
+        if (len >= sizeof num) {
+            free(v);
+            return set_err(err, "%s: \"%.20s...\" is not an id in [0, %lld)", what, p, hi + 1);
         }
         memcpy(num, p, len);
         num[len] = '\0';
@@ -459,6 +463,24 @@ wgnn_status save_npy(const char *path, wgnn_dtype dt, int rank, const int64_t *d
     wgnn_status s = wgnn_npy_save(path, dt, rank, dims, data, err, err_len);
     temp_disarm(slot);
     return s;
+}
+
+int check_fits_device(wgnn_context *ctx, const char *what, wgnn_dtype dt, int rank, const int64_t *dims, char *err) {
+    uint64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 1 || n > UINT64_MAX / 8u / (uint64_t)dims[i]) return set_err(err, "%s: too many elements", what);
+        n *= (uint64_t)dims[i];
+    }
+    wgnn_limits L;
+    wgnn_context_limits(ctx, &L);
+    uint64_t bytes = n * wgnn_dtype_size(dt);
+    if (bytes > L.max_buffer_size) {
+        char ds[160];
+        dims_str(rank, dims, ds, sizeof ds);
+        return set_err(err, "%s %s %s takes %" PRIu64 " bytes, past the device's maxBufferSize %" PRIu64, what,
+                       wgnn_dtype_name(dt), ds, bytes, L.max_buffer_size);
+    }
+    return CLI_OK;
 }
 
 /* Whether a and b name one file: both there and the same inode (through any

@@ -170,6 +170,10 @@ typedef struct out_file {
  * devices, FIFOs and links (/dev/stdout) are written in place, which cannot
  * be undone, after every staged file was written. */
 int save_all(const out_file *o, int n, char *err);
+/* Whether a tensor of dtype and shape fits one buffer of ctx's device: else
+ * CLI_FAIL with a message naming what (e.g. "bench: input 0"), checked
+ * before its host copy is allocated. */
+int check_fits_device(wgnn_context *ctx, const char *what, wgnn_dtype dt, int rank, const int64_t *dims, char *err);
 /* Checks output paths before any work: none empty, none a directory, no
  * two naming one file (the same string, or the same file reached by other
  * spellings or links). opts[i] names path i's option ("--out"); NULL paths

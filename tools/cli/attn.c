@@ -108,6 +108,11 @@ int random_problem(wgnn_context *ctx, const int64_t s5[5], bool with_mask, wgnn_
     wgnn_tensor **t[4] = {&a->q, &a->k, &a->v, &a->mask};
     uint64_t seed = 0x5eed;
     int n_in = with_mask ? 4 : 3;
+    static const char *const names[4] = {"bench: q", "bench: k", "bench: v", "bench: mask"};
+    for (int i = 0; i < n_in; i++) { /* before any host copy is made */
+        int rc = check_fits_device(ctx, names[i], i == 3 ? WGNN_F32 : dt, 4, dims[i], err);
+        if (rc != CLI_OK) return rc;
+    }
     for (int i = 0; i < n_in; i++) {
         uint64_t n;
         char ds[96];

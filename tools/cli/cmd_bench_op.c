@@ -161,6 +161,12 @@ static int bench_op_run(const global_opts *g, bench_op *b, char *err) {
     wgnn_adapter_info ai;
     wgnn_context_adapter(ctx, &ai);
     snprintf(b->adapter, sizeof b->adapter, "%s", ai.name);
+    for (int i = 0; i < b->n_in + b->n_out; i++) { /* before any host copy is made */
+        char what[160];
+        const wgnn_desc *d = i < b->n_in ? &din[i] : &b->dout[i - b->n_in];
+        snprintf(what, sizeof what, "%s: %s %d", b->cmd, i < b->n_in ? "input" : "output", i < b->n_in ? i : i - b->n_in);
+        if ((rc = check_fits_device(ctx, what, d->dtype, d->rank, d->dims, err)) != CLI_OK) goto cleanup;
+    }
     uint64_t seed = 0x5eed;
     for (int i = 0; i < b->n_in && s == WGNN_OK; i++) {
         uint64_t bytes = desc_nbytes(&din[i]);

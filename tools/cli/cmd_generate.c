@@ -261,9 +261,9 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
         snprintf(decode, sizeof decode, "decode %.2f tokens/s (%.3f ms/token, %.3f of it recording and submitting)",
                  dec_ms > 0 ? 1e3 / dec_ms : 0, dec_ms, rec_ms);
     fprintf(stderr,
-            "wgnn: %s, %s weights: prompt %d tokens, prefill %.2f ms (%.1f tokens/s); generated %d token%s, "
+            "wgnn: %s, %s weights: prompt %d token%s, prefill %.2f ms (%.1f tokens/s); generated %d token%s, "
             "stopped %s; %s%s; graphs built in %.1f ms\n",
-            info.model_type, weights, st.prompt_tokens, pre_ms, pre_ms > 0 ? 1e3 * st.prompt_tokens / pre_ms : 0,
+            info.model_type, weights, st.prompt_tokens, st.prompt_tokens == 1 ? "" : "s", pre_ms, pre_ms > 0 ? 1e3 * st.prompt_tokens / pre_ms : 0,
             st.generated_tokens, st.generated_tokens == 1 ? "" : "s", why, decode,
             iters > 1 ? " (medians of --iters runs)" : "", setup_ms);
     if (profile) {

@@ -29,7 +29,7 @@ static const char k_usage_main[] =
     "global options (before the command):\n"
     "  --adapter X       adapter index or case-insensitive name substring\n"
     "                    (default: $WGNN_ADAPTER, else the high-performance adapter)\n"
-    "  --timeout-ms N    longest wait on the GPU, default 60000 (600000 on a CPU adapter)\n"
+    "  --timeout-ms N    longest wait on the GPU, default (and 0) 60000 (600000 on a CPU adapter)\n"
     "  --poll-us N       a wait on the GPU polls for up to N us before it blocks: lower latency,\n"
     "                    a CPU core busy meanwhile (default 0: block; WGNN_WAIT_SPIN=N sets it)\n"
     "\n"
