@@ -221,6 +221,14 @@ static void test_config(void)
     CHECK(ow == 298 && oh == 224, "shortest_edge 640x480 -> %d x %d", ow, oh);
     wgnn__preproc_out_size(&pp, 100, 333, &ow, &oh);
     CHECK(ow == 224 && oh == 745, "shortest_edge 100x333 -> %d x %d", ow, oh);
+    /* the processor's default filter: SigLIP's bicubic, ViT's bilinear; a resample given wins */
+    CHECK(cfg_text(dir, "{\"image_processor_type\": \"SiglipImageProcessor\"}", &pp) == WGNN_OK && pp.resample == 3,
+          "SigLIP default resample: %d", pp.resample);
+    CHECK(cfg_text(dir, "{\"image_processor_type\": \"ViTImageProcessor\"}", &pp) == WGNN_OK && pp.resample == 2,
+          "ViT default resample: %d", pp.resample);
+    CHECK(cfg_text(dir, "{\"image_processor_type\": \"SiglipImageProcessor\", \"resample\": 2}", &pp) == WGNN_OK &&
+              pp.resample == 2,
+          "SigLIP with resample 2: %d", pp.resample);
 
     static const struct {
         const char *json;
@@ -242,6 +250,7 @@ static void test_config(void)
         {"{\"rescale_factor\": -1}", WGNN_ERR_FORMAT, "rescale_factor"},
         {"{\"do_center_crop\": true}", WGNN_ERR_UNSUPPORTED, "do_center_crop"},
         {"[1, 2]", WGNN_ERR_FORMAT, "object"},
+        {"{\"do_resize\": true, \"do_resize\": false}", WGNN_ERR_FORMAT, "\"do_resize\" stands twice"},
         {"{\"size\": {\"height\": 32, ", WGNN_ERR_FORMAT, "JSON"},
         {"", WGNN_ERR_FORMAT, "JSON"},
     };

@@ -169,6 +169,17 @@ static void test_parse_errors(void)
     expect_parse_err("empty", "", "empty");
     expect_parse_err("trailing text", "{\"a\": 1}\n\n  x", "line 3, column 3");
     expect_parse_err("two values", "{} {}", "after the JSON value");
+    /* a key twice in one object, at any depth: readers differ on which wins */
+    expect_parse_err("duplicate key", "{\"num_hidden_layers\": 2, \"x\": 0, \"num_hidden_layers\": 1}",
+                     "key \"num_hidden_layers\" stands twice in one object");
+    expect_parse_err("nested duplicate key", "{\"a\": [1, {\"b\": {\"c\": 1, \"c\": 2}}]}", "key \"c\" stands twice");
+    {
+        wgnn__json j;
+        char e[256];
+        CHECK(wgnn__json_parse("{\"a\": {\"k\": 1}, \"b\": {\"k\": 2}}", 30, "x.json", &j, e, sizeof e) == WGNN_OK,
+              "one key in two objects is fine: %s", e);
+        wgnn__json_free(&j);
+    }
     /* deep nesting is refused by cJSON, not a crash */
     size_t depth = 5000;
     char *deep = malloc(2 * depth + 1);

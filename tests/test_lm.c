@@ -321,6 +321,12 @@ static void broken_folders(wgnn_context *ctx) {
         {"mis_shaped", "config.json", "\"intermediate_size\": 128", "\"intermediate_size\": 96", 0, "mlp.gate_proj.weight"},
         {"rope_scaling", "config.json", "\"rope_type\": \"default\"", "\"rope_type\": \"yarn\"", 0, "yarn"},
         {"sliding", "config.json", "\"use_sliding_window\": false", "\"use_sliding_window\": true", 0, "sliding"},
+        /* a scaling in rope_scaling beside rope_parameters is not passed over */
+        {"rope_scaling_too", "config.json", "\"sliding_window\": null",
+         "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 4.0}, \"sliding_window\": null", 0,
+         "rope_scaling type \"linear\""},
+        {"dup_key", "config.json", "\"sliding_window\": null", "\"num_hidden_layers\": 1, \"sliding_window\": null", 0,
+         "\"num_hidden_layers\" stands twice"},
         {"bad_eos", "generation_config.json", "\"eos_token_id\": 1023", "\"eos_token_id\": 99999", 0, "eos_token_id"},
         {"truncated", "model.safetensors", NULL, NULL, 5000, "model.safetensors"},
         {"bad_json", "config.json", "{", "{{", 0, "config.json"},
@@ -344,6 +350,66 @@ static void broken_folders(wgnn_context *ctx) {
         CHECK(strstr(msg, cases[i].needle) != NULL, "%s: message '%s' lacks '%s'", cases[i].name, msg, cases[i].needle);
         printf("  %-14s -> %s\n", cases[i].name, msg);
         if (s == WGNN_OK) wgnn_lm_destroy(lm);
+        tu_rm_folder(dir);
+    }
+    /* generation_config.json that is not an object */
+    {
+        char dir[256], path[300];
+        snprintf(dir, sizeof dir, "%s/gen_array", root);
+        mkdir(dir, 0700);
+        copy_edit(dir, "config.json", NULL, NULL, 0);
+        copy_edit(dir, "model.safetensors", NULL, NULL, 0);
+        snprintf(path, sizeof path, "%s/generation_config.json", dir);
+        tu_write_file(path, "[1, 2]", 6);
+        wgnn_lm *lm = (wgnn_lm *)1;
+        wgnn_status s = wgnn_lm_load(ctx, dir, NULL, &lm);
+        CHECK(s != WGNN_OK && lm == NULL && strstr(wgnn_context_error(ctx), "must be a JSON object"),
+              "generation_config.json [1, 2]: %s", wgnn_context_error(ctx));
+        tu_rm_folder(dir);
+    }
+    /* rope_parameters without rope_theta: the top level's is taken (as
+     * transformers 5 moves it), the same logits as the fixture's config */
+    {
+        char dir[256], good[1100];
+        snprintf(dir, sizeof dir, "%s/theta_top", root);
+        mkdir(dir, 0700);
+        copy_edit(dir, "config.json", "\"rope_theta\": 1000000.0,", "", 0);
+        char path[300];
+        snprintf(path, sizeof path, "%s/config.json", dir);
+        size_t len = 0;
+        char *cfg = tu_read_file(path, &len);
+        /* then rope_theta at the top level */
+        if (cfg && len > 2) {
+            char *out = malloc(len + 64);
+            int n = snprintf(out, len + 64, "{\"rope_theta\": 1000000.0, %s", cfg + 1);
+            tu_write_file(path, out, (size_t)n);
+            free(out);
+        }
+        free(cfg);
+        copy_edit(dir, "model.safetensors", NULL, NULL, 0);
+        snprintf(good, sizeof good, "%s/tests/models/qwen3", g_root);
+        wgnn_lm *a = NULL, *b = NULL;
+        wgnn_lm_options lo = {WGNN_LM_WEIGHTS_F32, 16};
+        wgnn_status s = wgnn_lm_load(ctx, good, &lo, &a);
+        if (s == WGNN_OK) s = wgnn_lm_load(ctx, dir, &lo, &b);
+        CHECK(s == WGNN_OK, "theta_top loads: %s", wgnn_context_error(ctx));
+        if (s == WGNN_OK) {
+            wgnn_lm_info ia, ib;
+            wgnn_lm_get_info(a, &ia);
+            wgnn_lm_get_info(b, &ib);
+            int32_t ids[6] = {5, 6, 7, 8, 9, 10};
+            float *la = malloc(6 * sizeof(float) * (size_t)ia.vocab_size), *lb = malloc(6 * sizeof(float) * (size_t)ia.vocab_size);
+            s = wgnn_lm_forward(a, ids, 6, 0, la);
+            if (s == WGNN_OK) s = wgnn_lm_forward(b, ids, 6, 0, lb);
+            CHECK(s == WGNN_OK && ia.rope_theta == 1e6 && ib.rope_theta == 1e6 &&
+                      memcmp(la, lb, 6 * sizeof(float) * (size_t)ia.vocab_size) == 0,
+                  "rope_theta from the top level: theta %g / %g, logits equal (%s)", ia.rope_theta, ib.rope_theta,
+                  wgnn_context_error(ctx));
+            free(la);
+            free(lb);
+        }
+        wgnn_lm_destroy(a);
+        wgnn_lm_destroy(b);
         tu_rm_folder(dir);
     }
     rmdir(root);

@@ -466,7 +466,10 @@ static void test_files(void)
          WGNN_ERR_FORMAT, "'a'", "model-00001"},
         {"listed twice",
          "{\"a\": \"model-00001-of-00002.safetensors\", \"a\": \"model-00001-of-00002.safetensors\"}",
-         WGNN_ERR_FORMAT, "'a'", "twice"},
+         WGNN_ERR_FORMAT, "\"a\" stands twice", NULL}, /* refused by the JSON reader */
+        {"listed twice, two shards",
+         "{\"a\": \"model-00001-of-00002.safetensors\", \"a\": \"model-00002-of-00002.safetensors\"}",
+         WGNN_ERR_FORMAT, "\"a\" stands twice", NULL},
         {"duplicate across shards", "{\"a\": \"model-00001-of-00002.safetensors\", \"x\": \"dup.safetensors\"}",
          WGNN_ERR_FORMAT, "'a'", "dup.safetensors"},
         {"weight_map an array", NULL, WGNN_ERR_FORMAT, "weight_map", NULL},

@@ -21,6 +21,7 @@
  * included, so that the truncations match.
  */
 #include "io/image.h"
+#include "io/json.h" /* wgnn__json_dup_key */
 
 #include <cjson/cJSON.h>
 #include <stb/stb_image.h>
@@ -782,6 +783,11 @@ static wgnn_status cfg_parse(const cJSON *root, wgnn__preproc *pp, const char *p
                               "\"size\" must be an object ({\"height\", \"width\"} or {\"shortest_edge\"})");
         }
     }
+    /* the processor's own default filter where the config names none:
+     * SiglipImageProcessor's is bicubic, ViTImageProcessor's bilinear */
+    const cJSON *ty = cJSON_GetObjectItemCaseSensitive(root, "image_processor_type");
+    if (cJSON_IsString(ty) && strncmp(ty->valuestring, "Siglip", 6) == 0)
+        pp->resample = WGNN__RESAMPLE_BICUBIC;
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "resample");
     if (rs != NULL && !cJSON_IsNull(rs) &&
         (s = cfg_int(rs, "resample", 0, 5, &pp->resample, path, err, err_len)) != WGNN_OK)
@@ -830,7 +836,14 @@ wgnn_status wgnn__preproc_load(const char *path, wgnn__preproc *out, char *err, 
         size_t at = end && end >= (const char *)buf ? (size_t)(end - (const char *)buf) : 0;
         s = image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path, "not valid JSON (near byte %zu)", at);
     } else {
-        s = cfg_parse(root, out, path, err, err_len);
+        bool oom = false;
+        const char *dup = wgnn__json_dup_key(root, &oom);
+        if (dup || oom)
+            s = image_fail(err, err_len, oom ? WGNN_ERR_OUT_OF_MEMORY : WGNN_ERR_FORMAT, CFG, path,
+                           "%s%.64s%s", oom ? "out of memory checking keys" : "key \"",
+                           oom ? "" : dup, oom ? "" : "\" stands twice in one object (JSON readers differ on which wins)");
+        else
+            s = cfg_parse(root, out, path, err, err_len);
         cJSON_Delete(root);
     }
     free(buf);

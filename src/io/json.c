@@ -65,6 +65,45 @@ static void json_line_col(const char *text, size_t at, int *line, int *col)
     *col = c;
 }
 
+static int json_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char *wgnn__json_dup_key(const cJSON *v, bool *oom)
+{
+    if (cJSON_IsObject(v)) {
+        size_t n = 0;
+        for (const cJSON *c = v->child; c; c = c->next)
+            n++;
+        if (n > 1) {
+            const char **names = malloc(n * sizeof *names);
+            if (names == NULL) {
+                *oom = true;
+                return NULL;
+            }
+            size_t k = 0;
+            for (const cJSON *c = v->child; c; c = c->next)
+                names[k++] = c->string ? c->string : "";
+            qsort(names, n, sizeof *names, json_name_cmp);
+            const char *dup = NULL;
+            for (size_t i = 1; i < n && dup == NULL; i++)
+                if (strcmp(names[i - 1], names[i]) == 0)
+                    dup = names[i];
+            free(names);
+            if (dup)
+                return dup;
+        }
+    }
+    if (cJSON_IsObject(v) || cJSON_IsArray(v))
+        for (const cJSON *c = v->child; c; c = c->next) {
+            const char *d = wgnn__json_dup_key(c, oom);
+            if (d || *oom)
+                return d;
+        }
+    return NULL;
+}
+
 wgnn_status wgnn__json_parse(const char *text, size_t len, const char *label, wgnn__json *out, char *err,
                              size_t err_len)
 {
@@ -94,6 +133,16 @@ wgnn_status wgnn__json_parse(const char *text, size_t len, const char *label, wg
             return json_fail(err, err_len, out->label, "unexpected text after the JSON value at line %d, column %d",
                              line, col);
         }
+    }
+    bool oom = false;
+    const char *dup = wgnn__json_dup_key(root, &oom);
+    if (dup || oom) {
+        wgnn_status st = oom ? json_fail(err, err_len, out->label, "out of memory checking keys")
+                             : json_fail(err, err_len, out->label,
+                                         "key \"%.64s\" stands twice in one object (JSON readers differ on which "
+                                         "wins: remove one)", dup);
+        cJSON_Delete(root);
+        return oom ? WGNN_ERR_OUT_OF_MEMORY : st;
     }
     out->root = root;
     return WGNN_OK;

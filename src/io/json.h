@@ -22,6 +22,11 @@ typedef struct wgnn__json {
 /* Reads and parses a file of at most max_bytes (0: 64 MiB). Parse errors
  * give the line and column. Regular files only. */
 wgnn_status wgnn__json_load(const char *path, size_t max_bytes, wgnn__json *out, char *err, size_t err_len);
+/* The first key that stands twice in one object of v, or NULL (JSON leaves
+ * it to the reader which wins: cJSON takes the first, Python's json the
+ * last; wgnn__json_parse refuses such files). *oom on a failed allocation.
+ * Recursion is bounded by cJSON's nesting limit. */
+const char *wgnn__json_dup_key(const cJSON *v, bool *oom);
 wgnn_status wgnn__json_parse(const char *text, size_t len, const char *label, wgnn__json *out, char *err,
                              size_t err_len);
 void wgnn__json_free(wgnn__json *j);

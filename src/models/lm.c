@@ -46,6 +46,8 @@ wgnn_status wgnn_lm_load(wgnn_context *ctx, const char *dir, const wgnn_lm_optio
             fclose(f);
             s = wgnn__json_load(path, 0, &gen, err, sizeof err);
             if (s != WGNN_OK) s = wgnn__err(ctx, s, "%s", err);
+            else if (!cJSON_IsObject(gen.root))
+                s = wgnn__err(ctx, WGNN_ERR_FORMAT, "%s: must be a JSON object", path);
             has_gen = s == WGNN_OK;
         }
     }

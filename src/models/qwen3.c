@@ -106,22 +106,28 @@ wgnn_status wgnn__qwen3_config(wgnn_lm *lm, const wgnn__json *j, const wgnn__jso
     if ((s = wgnn__json_num(j, "rms_norm_eps", true, 1e-6, 0.0, 1.0, &in->rms_norm_eps, err, sizeof err)))
         return wgnn__err(lm->ctx, s, "%s", err);
     /* rope: theta at the top level (transformers 4) or in rope_parameters (5) */
+    /* (transformers 5 moves a top-level rope_theta into rope_parameters:
+     * one missing there is taken from the top level) */
     const char *rp = wgnn__json_has(j, "rope_parameters") && !is_null(j, "rope_parameters") ? "rope_parameters." : "";
-    const char *scal = *rp ? "rope_parameters" : "rope_scaling";
-    char key[64], rope_type[32] = "default";
+    char key[64];
     snprintf(key, sizeof key, "%srope_theta", rp);
+    if (*rp && !wgnn__json_has(j, key)) snprintf(key, sizeof key, "rope_theta");
     if ((s = wgnn__json_num(j, key, true, 10000.0, 1e-3, 1e12, &in->rope_theta, err, sizeof err)))
         return wgnn__err(lm->ctx, s, "%s", err);
-    if (!is_null(j, scal)) {
-        snprintf(key, sizeof key, "%s.rope_type", scal);
-        if (!wgnn__json_has(j, key)) snprintf(key, sizeof key, "%s.type", scal);
+    /* a scaling in either key, both checked: only the default rotary embedding */
+    static const char *const scals[2] = {"rope_parameters", "rope_scaling"};
+    for (int k = 0; k < 2; k++) {
+        char rope_type[32] = "default";
+        if (!wgnn__json_has(j, scals[k]) || is_null(j, scals[k])) continue;
+        snprintf(key, sizeof key, "%s.rope_type", scals[k]);
+        if (!wgnn__json_has(j, key)) snprintf(key, sizeof key, "%s.type", scals[k]);
         if ((s = wgnn__json_str(j, key, "default", rope_type, sizeof rope_type, err, sizeof err)))
             return wgnn__err(lm->ctx, s, "%s", err);
+        if (strcmp(rope_type, "default") != 0)
+            return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED,
+                             "%s: %s type \"%s\" is not supported (only the default rotary embedding)", j->label,
+                             scals[k], rope_type);
     }
-    if (strcmp(rope_type, "default") != 0)
-        return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED,
-                         "%s: %s type \"%s\" is not supported (only the default rotary embedding)", j->label, scal,
-                         rope_type);
     char act[32];
     if ((s = wgnn__json_str(j, "hidden_act", "silu", act, sizeof act, err, sizeof err)))
         return wgnn__err(lm->ctx, s, "%s", err);

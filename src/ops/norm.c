@@ -294,6 +294,11 @@ static wgnn_status layer_norm_check(wgnn__node *n) {
         if (ns->n < 1)
             return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
                                   "normalized_shape is empty; it must name at least the last dim of input %s", xs);
+        for (int i = 0; i < ns->n; i++)
+            if (ns->i[i] < 1)
+                return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
+                                      "normalized_shape holds %lld; its dims must be >= 1 (the trailing dims of input %s)",
+                                      (long long)ns->i[i], xs);
         char want_s[200] = "[*";
         size_t m = 2;
         for (int i = 0; i < ns->n && m < sizeof want_s; i++)

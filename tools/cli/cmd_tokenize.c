@@ -13,7 +13,9 @@ const char k_usage_tokenize[] =
     "  byte-level BPE as GPT-2, Llama 3, Qwen2 and Qwen3 use\n"
     "options:\n"
     "  --text TEXT      prints the token ids, space-separated, on one line (special\n"
-    "                   tokens written in the text, such as <|im_end|>, are matched)\n"
+    "                   tokens written in the text, such as <|im_end|>, are matched;\n"
+    "                   the post_processor's template is not applied: no BOS / EOS\n"
+    "                   is added, as transformers' add_special_tokens=False)\n"
     "  --decode IDS     prints the text of comma-separated ids (bytes that form no\n"
     "                   UTF-8 character come out as U+FFFD)\n";
 
