@@ -161,9 +161,11 @@ wgnn_status wgnn__qwen3_config(wgnn_lm *lm, const wgnn__json *j, const wgnn__jso
     /* a layer's K (and V) cache [kv_heads, max_context, head_dim] and the
      * RoPE tables are each one storage binding: refused before anything is
      * allocated */
-    uint64_t row = (uint64_t)in->num_kv_heads * (uint64_t)in->head_dim * 4u;
-    uint64_t lim = lm->ctx->limits.maxStorageBufferBindingSize, buf = lm->ctx->limits.maxBufferSize;
-    if (buf < lim) lim = buf;
+    uint64_t row = (uint64_t)in->num_kv_heads * (uint64_t)in->head_dim * 4u, lim = UINT64_MAX;
+    if (lm->ctx) { /* (NULL: the config fuzzer, no device) */
+        lim = lm->ctx->limits.maxStorageBufferBindingSize;
+        if (lm->ctx->limits.maxBufferSize < lim) lim = lm->ctx->limits.maxBufferSize;
+    }
     if ((uint64_t)in->max_context * row > lim)
         return wgnn__err(lm->ctx, WGNN_ERR_LIMIT,
                          "max_context %d: a layer's KV cache [%d, %d, %d] float32 takes %llu bytes, past the "
