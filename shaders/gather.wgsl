@@ -26,6 +26,7 @@
 // unless MODE 2), 4 flag (read_write; a dummy unless MODE 2).
 // Dispatch: ceil(P.n_threads / WG) workgroups on a 2-D folded grid.
 #include "common/grid"
+#include "common/data_err"
 
 override WG: u32 = 64u;
 override MODE: u32 = 0u;
@@ -82,13 +83,8 @@ fn source(w: Walk) -> vec2<u32> {
         let r = idx[i];
         if (r < 0 || u32(r) >= P.n_rows) {
             if (P.oob_zero == 0u) { return vec2<u32>(KEEP, 0u); }
-            // the context's data-error words (src/internal.h): the first
-            // thread to find a bad index records it
-            if (atomicCompareExchangeWeak(&flag[0], 0u, 1u).exchanged) {
-                atomicStore(&flag[1], bitcast<u32>(r));
-                atomicStore(&flag[2], i);
-                atomicStore(&flag[3], P.n_rows);
-            }
+            // the first thread to find a bad index records it
+            data_err(DATA_ERR_INDEX, bitcast<u32>(r), i, P.n_rows);
             return vec2<u32>(FILL, 0u);
         }
         if (u32(r) < P.row_lo || u32(r) >= P.row_hi) { return vec2<u32>(KEEP, 0u); }

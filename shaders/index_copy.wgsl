@@ -11,6 +11,7 @@
 // Bindings: 0 Params, 1 src (self or source), 2 dst (out), 3 idx (a dummy
 // for COPY), 4 flag.
 #include "common/grid"
+#include "common/data_err"
 
 override WG: u32 = 64u;
 override COPY: bool = false;
@@ -36,11 +37,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let o = rest / P.n_idx;
     let r = idx[i];
     if (r < 0 || u32(r) >= P.n) {
-        if (atomicCompareExchangeWeak(&flag[0], 0u, 2u).exchanged) { // WGNN__DATA_ERR_INDEX_COPY
-            atomicStore(&flag[1], bitcast<u32>(r));
-            atomicStore(&flag[2], i);
-            atomicStore(&flag[3], P.n);
-        }
+        data_err(DATA_ERR_INDEX_COPY, bitcast<u32>(r), i, P.n);
         return;
     }
     dst[(o * P.n + u32(r)) * P.inner_w + e] = src[t];

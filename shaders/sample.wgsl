@@ -28,6 +28,7 @@
 
 #include "common/grid"
 #include "common/key"
+#include "common/data_err"
 
 const NONE_IDX: u32 = 0xffffffffu;
 const PARTS: u32 = WG / 16u; // columns of the table each bucket total sums 16 of at a time
@@ -201,11 +202,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (found == NONE_IDX) { found = last; }
         if (found == NONE_IDX) {
             found = 0u;
-            if (atomicCompareExchangeWeak(&flag[0], 0u, 5u).exchanged) { // WGNN__DATA_ERR_SAMPLE
-                atomicStore(&flag[1], 0u);
-                atomicStore(&flag[2], P.row0 + row);
-                atomicStore(&flag[3], 0u);
-            }
+            data_err(DATA_ERR_SAMPLE, 0u, P.row0 + row, 0u);
         }
         Y[row] = i32(found);
     }

@@ -46,6 +46,7 @@
 // fn put_kv(i, kv, vv): writes k[i] and v[i] (QKV; empty otherwise).
 // Dispatch: n_groups = B * H_kv * n_split workgroups folded into x*y.
 #include "common/grid"
+#include "common/data_err"
 
 const NEG_MAX: f32 = -3.40282346638528859812e38;
 const W: u32 = WG / SG;
@@ -69,15 +70,6 @@ var<workgroup> sL: array<f32, W * R>;
 var<workgroup> sO: array<vec4<f32>, W * R * D4>; // QKV: first the staged rows, R + 3 S_q of them
 var<workgroup> sLen: u32; // the cache length, clamped
 var<workgroup> sAppend: u32; // QKV: the length is in [S_q, S_max]
-
-// code: WGNN__DATA_ERR_* (src/internal.h)
-fn report(code: u32, value: u32, at: u32, bound: u32) {
-    if (atomicCompareExchangeWeak(&flag[0], 0u, code).exchanged) {
-        atomicStore(&flag[1], value);
-        atomicStore(&flag[2], at);
-        atomicStore(&flag[3], bound);
-    }
-}
 
 // QKV: the stacked projection's piece x of head `head` at token t
 fn qkv_at(b: u32, t: u32, head: u32, x: u32) -> vec4<f32> {
@@ -142,10 +134,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // the norms.
     if (tid == 0u) {
         let len = seqlens[b];
-        if (len < 0 || u32(len) > P.s_kv) { report(3u, bitcast<u32>(len), b, P.s_kv + 1u); }
+        if (len < 0 || u32(len) > P.s_kv) { data_err(DATA_ERR_SEQLEN, bitcast<u32>(len), b, P.s_kv + 1u); }
         // QKV: the new rows need L >= S_q (one report, by split 0)
         if (QKV && split == 0u && len >= 0 && u32(len) <= P.s_kv && u32(len) < P.s_q) {
-            report(4u, bitcast<u32>(len), b, P.s_q);
+            data_err(DATA_ERR_SEQLEN_NEW, bitcast<u32>(len), b, P.s_q);
         }
         sLen = u32(clamp(len, 0, i32(P.s_kv)));
         sAppend = u32(len >= i32(P.s_q) && len <= i32(P.s_kv));

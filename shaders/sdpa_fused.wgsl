@@ -82,6 +82,8 @@ override CAUSAL: bool = false;
 // An L outside [0, S_kv] is clamped and recorded in the data-error words.
 override KVLEN: bool = false;
 
+#include "common/data_err"
+
 const NEG_MAX: f32 = -3.40282346638528859812e38;
 const LOG2E: f32 = 1.44269504088896340736;
 const RS: u32 = D4 + 1u; // padded row stride of sQ and sKV, in vec4
@@ -198,11 +200,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let b = (P.bh_base + bh) / P.n_h;
         let len = seqlens[b];
         if ((len < 0 || u32(len) > P.s_kv) && lx == 0u && ly == 0u) {
-            if (atomicCompareExchangeWeak(&flag[0], 0u, 3u).exchanged) { // WGNN__DATA_ERR_SEQLEN
-                atomicStore(&flag[1], bitcast<u32>(len));
-                atomicStore(&flag[2], b);
-                atomicStore(&flag[3], P.s_kv + 1u);
-            }
+            data_err(DATA_ERR_SEQLEN, bitcast<u32>(len), b, P.s_kv + 1u);
         }
         let L = u32(clamp(len, 0, i32(P.s_kv)));
         kv_end = min(kv_end, L);

@@ -287,6 +287,28 @@ static void test_errors(wgnn_context *ctx) {
     CHECK(wgnn__pipeline(ctx, "no_such_kernel", NULL, NULL, 0, &b) == WGNN_ERR_UNSUPPORTED, "unknown kernel");
 }
 
+/* The data-error codes the kernels store (shaders/common/data_err.wgsl)
+ * are the ones wgnn__data_error reads (src/internal.h). */
+static void test_data_err_codes(void) {
+    static const struct { const char *name; unsigned code; } codes[] = {
+        {"DATA_ERR_INDEX", WGNN__DATA_ERR_INDEX},         {"DATA_ERR_INDEX_COPY", WGNN__DATA_ERR_INDEX_COPY},
+        {"DATA_ERR_SEQLEN", WGNN__DATA_ERR_SEQLEN},       {"DATA_ERR_SEQLEN_NEW", WGNN__DATA_ERR_SEQLEN_NEW},
+        {"DATA_ERR_SAMPLE", WGNN__DATA_ERR_SAMPLE},       {"DATA_ERR_CACHE_POS", WGNN__DATA_ERR_CACHE_POS},
+    };
+    const char *src = wgnn__shader_source("common/data_err");
+    CHECK(src != NULL, "shaders/common/data_err.wgsl is embedded");
+    if (!src) return;
+    int n_consts = 0;
+    for (const char *p = src; (p = strstr(p, "const DATA_ERR_")) != NULL; p++) n_consts++;
+    CHECK(n_consts == (int)(sizeof codes / sizeof codes[0]), "%d DATA_ERR consts in the WGSL, %d codes in C", n_consts,
+          (int)(sizeof codes / sizeof codes[0]));
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "const %s: u32 = %uu;", codes[i].name, codes[i].code);
+        CHECK(strstr(src, want) != NULL, "common/data_err.wgsl has \"%s\"", want);
+    }
+}
+
 /* A GPU kernel against the CPU reference: a small attention. */
 static void test_kernel_vs_cpu(wgnn_context *ctx) {
     int64_t dims[4] = {1, 2, 7, 8};
@@ -335,6 +357,7 @@ static void test_f16_conversion(void) {
 int main(void) {
     test_grid_math();
     test_f16_conversion();
+    test_data_err_codes();
     wgnn_context *ctx = tu_context();
     test_context(ctx);
     test_tensors(ctx);

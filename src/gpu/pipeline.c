@@ -199,11 +199,12 @@ wgnn_status wgnn__pipeline(wgnn_context *ctx, const char *kernel, const char *pr
         return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "no embedded shader named %s", kernel);
     }
     sbuf src = {0};
-    if (prelude) {
-        sb_put(&src, prelude, strlen(prelude));
+    const char *bad = NULL;
+    if (prelude) { /* a prelude may #include too (rope.c's common/data_err) */
+        bad = expand(&src, prelude, 0);
         sb_put(&src, "\n", 1);
     }
-    const char *bad = expand(&src, body, 0);
+    if (!bad) bad = expand(&src, body, 0);
     wgnn_status s = WGNN_OK;
     if (bad) s = wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "shader %s: cannot include %.60s", kernel, bad);
     else if (src.oom) s = wgnn__err(ctx, WGNN_ERR_OUT_OF_MEMORY, "out of host memory building %s", kernel);

@@ -281,7 +281,7 @@ wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__
         "fn kv_pos(b: u32, t: u32) -> i32 { return POS[t]; }\n"
         "fn rope_row(b: u32, t: u32) -> u32 { return t; }\n"
         /* WGNN__DATA_ERR_CACHE_POS */
-        "fn bad_words(b: u32, t: u32, r: i32) -> vec4<u32> { return vec4<u32>(6u, bitcast<u32>(r), t, P.ctx); }\n",
+        "fn bad_words(b: u32, t: u32, r: i32) -> vec4<u32> { return vec4<u32>(DATA_ERR_CACHE_POS, bitcast<u32>(r), t, P.ctx); }\n",
         "@group(0) @binding(9) var<storage, read> LENS: array<i32>;\n"
         /* a length outside [n, ctx] writes no row: its rows are reported
          * as L - n (< 0) or L (>= ctx) */
@@ -293,18 +293,15 @@ wgnn_status wgnn__qkv_rope_encode(wgnn_context *ctx, wgnn__plan *p, const wgnn__
         "}\n"
         "fn rope_row(b: u32, t: u32) -> u32 { return u32(clamp(kv_pos(b, t), 0, i32(P.ctx) - 1)); }\n"
         /* WGNN__DATA_ERR_SEQLEN_NEW: the length itself, and the rows it must count */
-        "fn bad_words(b: u32, t: u32, r: i32) -> vec4<u32> { return vec4<u32>(4u, bitcast<u32>(LENS[b]), b, P.n); }\n"};
+        "fn bad_words(b: u32, t: u32, r: i32) -> vec4<u32> { return vec4<u32>(DATA_ERR_SEQLEN_NEW, bitcast<u32>(LENS[b]), b, P.n); }\n"};
     static const char k_cache_row[] =
-        "@group(0) @binding(10) var<storage, read_write> FLAG: array<atomic<u32>>;\n"
+        "@group(0) @binding(10) var<storage, read_write> flag: array<atomic<u32>>;\n"
+        "#include \"common/data_err\"\n"
         "fn kv_row(b: u32, hk: u32, t: u32) -> u32 {\n"
         "    let r = kv_pos(b, t);\n"
         "    if (r < 0 || u32(r) >= P.ctx) {\n"
         "        let w = bad_words(b, t, r);\n"
-        "        if (atomicCompareExchangeWeak(&FLAG[0], 0u, w.x).exchanged) {\n"
-        "            atomicStore(&FLAG[1], w.y);\n"
-        "            atomicStore(&FLAG[2], w.z);\n"
-        "            atomicStore(&FLAG[3], w.w);\n"
-        "        }\n"
+        "        data_err(w.x, w.y, w.z, w.w);\n"
         "        return 0xFFFFFFFFu;\n"
         "    }\n"
         "    return (b * P.hk + hk) * P.ctx + u32(r);\n"
