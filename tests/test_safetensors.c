@@ -64,8 +64,8 @@ static uint32_t f_bits(float f)
 static void test_valid(void)
 {
     /* data: w F32 [2,3] @0, h F16 [4] @24, b BF16 [3] @32, i I64 [1] @38,
-     * u U8 [] @46, z F32 [0,4] @47 (empty); a gap is allowed */
-    unsigned char data[48];
+     * u U8 [] @46, z F32 [0,4] @47 (empty): the data area exactly */
+    unsigned char data[47];
     float w[6] = {1.0f, -2.0f, 0.5f, 3.25f, -0.0f, 100.0f};
     uint16_t h[4] = {0x3c00, 0xc100, 0x0001, 0x7c00}; /* 1, -2.5, 2^-24, inf */
     uint16_t b[3] = {0x3f80, 0xc040, 0x7fc0};         /* 1, -3, NaN */
@@ -75,7 +75,6 @@ static void test_valid(void)
     memcpy(data + 32, b, 6);
     memcpy(data + 38, &i64, 8);
     data[46] = 200;
-    data[47] = 0;
     const char *hdr =
         "{\"__metadata__\": {\"format\": \"pt\"},"
         " \"w\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [0, 24]},"
@@ -346,12 +345,20 @@ static void test_hostile(void)
                   "__metadata__", "'epochs'");
     expect_header("metadata twice", "{\"__metadata__\": {}, \"__metadata__\": {}}", 0, "__metadata__", "twice");
 
-    /* allowed: same offsets for two empty tensors, an empty header, gaps */
-    unsigned char data[8] = {0};
+    /* holes and bytes after the last tensor: the format allows none */
+    expect_header("hole", "{" T("wa", "\"F32\"", "[1]", "[0, 4]") ", " T("wb", "\"F32\"", "[1]", "[8, 12]") "}", 12,
+                  "'wb'", "hole");
+    expect_header("hole at the start", "{" T("wa", "\"F32\"", "[1]", "[4, 8]") "}", 8, "'wa'", "begins at byte 4");
+    expect_header("bytes after the last tensor", "{" T("wa", "\"F32\"", "[1]", "[0, 4]") "}", 9, "end at byte 4",
+                  "the last 5");
+    expect_header("data but no tensor", "{\"__metadata__\": {}}", 3, "end at byte 0", "no tensor");
+
+    /* allowed: same offsets for two empty tensors, an empty header */
+    unsigned char data[4] = {0};
     size_t len;
     unsigned char *img = st_image("{" T("e1", "\"F32\"", "[0]", "[4, 4]") ", " T("e2", "\"F16\"", "[3, 0]", "[4, 4]")
                                   ", " T("f", "\"F32\"", "[1]", "[0, 4]") "}",
-                                  data, 8, &len);
+                                  data, 4, &len);
     wgnn__st *st = NULL;
     char err[512] = "";
     CHECK(wgnn__st_parse(img, len, "ok", &st, err, sizeof err) == WGNN_OK && wgnn__st_count(st) == 3, "empties: %s",

@@ -4,8 +4,9 @@
  * Input is untrusted. The header is parsed with cJSON (bounded by its
  * length; cJSON keeps duplicate keys, so names are checked for uniqueness
  * here) and every entry is checked before the set is handed out: dtype,
- * rank, shape, sizes without overflow, offsets inside the data area, no
- * overlaps. Files are memory-mapped read-only; tensors point into the
+ * rank, shape, sizes without overflow, offsets inside the data area, and
+ * the tensors covering the data area exactly (no overlap, hole or trailing
+ * bytes). Files are memory-mapped read-only; tensors point into the
  * mapping, so nothing is copied until a conversion asks for it. As with any
  * mapping, a file truncated by someone else while mapped faults on access.
  *
@@ -444,22 +445,42 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
         st->n++;
         n_spans++;
     }
-    /* Empty tensors take no bytes, so they overlap nothing. */
+    /* As the format (and Hugging Face's reader) wants: the tensors, in
+     * order of their offsets, cover the data area exactly, no overlap, no
+     * hole, nothing after the last (bytes that no tensor owns would let a
+     * file be two formats at once). Empty tensors take no bytes. */
     qsort(spans, (size_t)n_spans, sizeof *spans, st_span_cmp);
+    uint64_t at = 0;
     const st_span *prev = NULL;
     for (int i = 0; i < n_spans; i++) {
-        if (spans[i].begin == spans[i].end)
-            continue;
-        if (prev && spans[i].begin < prev->end) {
-            char a[ST_NAME_SHOWN], c[ST_NAME_SHOWN];
+        char a[ST_NAME_SHOWN], c[ST_NAME_SHOWN];
+        const char *name = st_shown(st->t[spans[i].tensor].name, c, sizeof c);
+        if (spans[i].begin < at) {
             s = st_fail(&e, WGNN_ERR_FORMAT, "tensors '%s' [%llu, %llu) and '%s' [%llu, %llu) overlap",
                         st_shown(st->t[prev->tensor].name, a, sizeof a), (unsigned long long)prev->begin,
-                        (unsigned long long)prev->end, st_shown(st->t[spans[i].tensor].name, c, sizeof c),
-                        (unsigned long long)spans[i].begin, (unsigned long long)spans[i].end);
+                        (unsigned long long)prev->end, name, (unsigned long long)spans[i].begin,
+                        (unsigned long long)spans[i].end);
             goto cleanup;
         }
-        if (prev == NULL || spans[i].end > prev->end)
+        if (spans[i].begin > at) {
+            s = st_fail(&e, WGNN_ERR_FORMAT,
+                        "tensor '%s' begins at byte %llu of the data, but the tensors before it end at %llu: "
+                        "%llu bytes belong to no tensor (the format allows no holes)",
+                        name, (unsigned long long)spans[i].begin, (unsigned long long)at,
+                        (unsigned long long)(spans[i].begin - at));
+            goto cleanup;
+        }
+        if (spans[i].end > spans[i].begin) {
+            at = spans[i].end;
             prev = &spans[i];
+        }
+    }
+    if (at != data_len) {
+        s = st_fail(&e, WGNN_ERR_FORMAT,
+                    "the tensors end at byte %llu of the data, but %llu bytes follow the header: the last %llu "
+                    "belong to no tensor (the format allows none)",
+                    (unsigned long long)at, (unsigned long long)data_len, (unsigned long long)(data_len - at));
+        goto cleanup;
     }
 
 cleanup:
