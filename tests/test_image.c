@@ -251,6 +251,7 @@ static void test_config(void)
         {"{\"do_center_crop\": true}", WGNN_ERR_UNSUPPORTED, "do_center_crop"},
         {"[1, 2]", WGNN_ERR_FORMAT, "object"},
         {"{\"do_resize\": true, \"do_resize\": false}", WGNN_ERR_FORMAT, "\"do_resize\" stands twice"},
+        {"{\"resample\": 3, \"image_processor_type\": \"ViT\\u0000ImageProcessor\"}", WGNN_ERR_FORMAT, "NUL character"},
         {"{\"size\": {\"height\": 32, ", WGNN_ERR_FORMAT, "JSON"},
         {"", WGNN_ERR_FORMAT, "JSON"},
     };

@@ -173,6 +173,16 @@ static void test_parse_errors(void)
     expect_parse_err("duplicate key", "{\"num_hidden_layers\": 2, \"x\": 0, \"num_hidden_layers\": 1}",
                      "key \"num_hidden_layers\" stands twice in one object");
     expect_parse_err("nested duplicate key", "{\"a\": [1, {\"b\": {\"c\": 1, \"c\": 2}}]}", "key \"c\" stands twice");
+    /* a NUL escape would cut a C string short: "model\u0000x" read as "model" */
+    expect_parse_err("NUL in a value", "{\"a\": 1,\n \"f\": \"model\\u0000.bin\"}", "\\u0000 (a NUL character) at line 2, column 13");
+    expect_parse_err("NUL in a key", "{\"a\\u0000b\": 1}", "NUL");
+    {
+        wgnn__json j;
+        char e[256];
+        const char *t = "{\"re\": \"\\\\u0000 \\u0041\"}"; /* an escaped backslash, then u0000: no NUL */
+        CHECK(wgnn__json_parse(t, strlen(t), "x.json", &j, e, sizeof e) == WGNN_OK, "\\\\u0000 is no NUL: %s", e);
+        wgnn__json_free(&j);
+    }
     {
         wgnn__json j;
         char e[256];

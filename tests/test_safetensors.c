@@ -345,6 +345,7 @@ static void test_hostile(void)
                   "__metadata__", "'epochs'");
     expect_header("metadata twice", "{\"__metadata__\": {}, \"__metadata__\": {}}", 0, "__metadata__", "twice");
 
+    expect_header("NUL in a name", "{" T("w\\u0000x", "\"F32\"", "[1]", "[0, 4]") "}", 4, "\\u0000", "NUL");
     /* holes and bytes after the last tensor: the format allows none */
     expect_header("hole", "{" T("wa", "\"F32\"", "[1]", "[0, 4]") ", " T("wb", "\"F32\"", "[1]", "[8, 12]") "}", 12,
                   "'wb'", "hole");
@@ -477,6 +478,8 @@ static void test_files(void)
         {"listed twice, two shards",
          "{\"a\": \"model-00001-of-00002.safetensors\", \"a\": \"model-00002-of-00002.safetensors\"}",
          WGNN_ERR_FORMAT, "\"a\" stands twice", NULL},
+        {"NUL in a shard's name", "{\"a\": \"model-00001-of-00002.safetensors\\u0000x\"}", WGNN_ERR_FORMAT,
+         "NUL", NULL}, /* would read model-00001-of-00002.safetensors */
         {"duplicate across shards", "{\"a\": \"model-00001-of-00002.safetensors\", \"x\": \"dup.safetensors\"}",
          WGNN_ERR_FORMAT, "'a'", "dup.safetensors"},
         {"weight_map an array", NULL, WGNN_ERR_FORMAT, "weight_map", NULL},

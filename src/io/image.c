@@ -835,6 +835,11 @@ wgnn_status wgnn__preproc_load(const char *path, wgnn__preproc *out, char *err, 
     if (root == NULL) {
         size_t at = end && end >= (const char *)buf ? (size_t)(end - (const char *)buf) : 0;
         s = image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path, "not valid JSON (near byte %zu)", at);
+    } else if (wgnn__json_nul_at((const char *)buf, len) != (size_t)-1) {
+        s = image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path,
+                       "a string holds \\u0000 (a NUL character, near byte %zu), which would cut it short",
+                       wgnn__json_nul_at((const char *)buf, len));
+        cJSON_Delete(root);
     } else {
         bool oom = false;
         const char *dup = wgnn__json_dup_key(root, &oom);

@@ -104,6 +104,20 @@ const char *wgnn__json_dup_key(const cJSON *v, bool *oom)
     return NULL;
 }
 
+size_t wgnn__json_nul_at(const char *text, size_t len)
+{
+    /* valid JSON has backslashes only inside strings, each starting an
+     * escape: \uXXXX, or a backslash and one character */
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (text[i] != '\\')
+            continue;
+        if (text[i + 1] == 'u' && i + 6 <= len && memcmp(text + i + 2, "0000", 4) == 0)
+            return i;
+        i++;
+    }
+    return (size_t)-1;
+}
+
 wgnn_status wgnn__json_parse(const char *text, size_t len, const char *label, wgnn__json *out, char *err,
                              size_t err_len)
 {
@@ -133,6 +147,15 @@ wgnn_status wgnn__json_parse(const char *text, size_t len, const char *label, wg
             return json_fail(err, err_len, out->label, "unexpected text after the JSON value at line %d, column %d",
                              line, col);
         }
+    }
+    size_t nul = wgnn__json_nul_at(text, len);
+    if (nul != (size_t)-1) {
+        int line, col;
+        json_line_col(text, nul, &line, &col);
+        cJSON_Delete(root);
+        return json_fail(err, err_len, out->label,
+                         "a string holds \\u0000 (a NUL character) at line %d, column %d, which would cut it short",
+                         line, col);
     }
     bool oom = false;
     const char *dup = wgnn__json_dup_key(root, &oom);

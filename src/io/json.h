@@ -27,6 +27,11 @@ wgnn_status wgnn__json_load(const char *path, size_t max_bytes, wgnn__json *out,
  * last; wgnn__json_parse refuses such files). *oom on a failed allocation.
  * Recursion is bounded by cJSON's nesting limit. */
 const char *wgnn__json_dup_key(const cJSON *v, bool *oom);
+/* The offset in text (valid JSON, as cJSON parsed it) of the first \u0000
+ * escape in a string, or (size_t)-1. cJSON keeps strings NUL-terminated, so
+ * such a string would be cut short without a word ("a\u0000b" read as "a"):
+ * every JSON reader here refuses it. */
+size_t wgnn__json_nul_at(const char *text, size_t len);
 wgnn_status wgnn__json_parse(const char *text, size_t len, const char *label, wgnn__json *out, char *err,
                              size_t err_len);
 void wgnn__json_free(wgnn__json *j);

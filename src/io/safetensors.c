@@ -388,6 +388,12 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
                     (unsigned long long)n);
         goto cleanup;
     }
+    if (wgnn__json_nul_at(h, (size_t)n) != (size_t)-1) {
+        s = st_fail(&e, WGNN_ERR_FORMAT,
+                    "header: a string holds \\u0000 (a NUL character, at byte %zu of %llu), which would cut it short",
+                    wgnn__json_nul_at(h, (size_t)n), (unsigned long long)n);
+        goto cleanup;
+    }
     for (const char *p = end; p < h + n; p++) {
         if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
             s = st_fail(&e, WGNN_ERR_FORMAT, "header has text after its JSON object, at byte %zu of %llu",
