@@ -562,6 +562,14 @@ check "generate with a truncated tokenizer.json exits 1 naming it and writes not
     eval 'rc_is 1 && one_line_err && err_has "tokenizer.json" && no_file gone.npy'
 run generate --model "$QW" --prompt-ids 51,99999
 check "generate with an id past the vocabulary exits 1 naming it" eval 'rc_is 1 && err_has "99999"'
+for bad in "51,,928" "51,x" "-3" ""; do
+    run generate --model "$TMP/nowhere" --prompt-ids "$bad" --ids-out gone.npy
+    check "generate --prompt-ids '$bad' is a usage error (exit 2) before the model loads" \
+        eval 'rc_is 2 && err_has "prompt-ids" && ! err_has "nowhere" && no_file gone.npy'
+    run tokenize --model "$TMP/nowhere" --decode "$bad"
+    check "tokenize --decode '$bad' is a usage error (exit 2) before the tokenizer loads" \
+        eval 'rc_is 2 && err_has "decode" && ! err_has "nowhere"'
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -97,6 +97,15 @@ int parse_id_list(const char *what, const char *list, long long hi, int32_t **id
     return CLI_OK;
 }
 
+int id_list_syntax(const char *cmd, const char *usage, const char *opt, const char *list) {
+    int32_t *ids = NULL;
+    int n = 0;
+    char err[ERR_LEN] = "";
+    if (parse_id_list(opt, list, INT32_MAX, &ids, &n, err) != CLI_OK) return usage_error(cmd, usage, "%s", err);
+    free(ids);
+    return CLI_OK;
+}
+
 bool parse_num(const char *s, double *out) {
     if (!*s || isspace((unsigned char)*s)) return false;
     char *end = NULL;

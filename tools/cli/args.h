@@ -47,6 +47,9 @@ bool parse_int(const char *s, long long lo, long long hi, long long *out);
 /* "1,2,3": comma-separated ids in [0, hi] into *ids (malloc'd, free()) and
  * *n; errors (in err, CLI_FAIL) start with what, e.g. "tokenize: --decode". */
 int parse_id_list(const char *what, const char *list, long long hi, int32_t **ids, int *n, char *err);
+/* The syntax of opt's id list checked before anything loads: CLI_OK, or a
+ * usage error (CLI_USAGE) for cmd; the ids' range is the model's to check. */
+int id_list_syntax(const char *cmd, const char *usage, const char *opt, const char *list);
 bool parse_num(const char *s, double *out);
 /* "A,B,C" with every dim in [1, INT32_MAX] and lo <= rank <= hi. */
 bool parse_shape(const char *s, int lo, int hi, shape *out);

@@ -95,10 +95,13 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
         {"--profile", OPT_FLAG, &profile, 0, 0, false},
         {"--iters", OPT_INT, &iters, 1, 10000, false},
     };
+    int rc_pre;
     parse_result pr = parse_opts("generate", k_usage_generate, specs, NSPECS(specs), argc, argv, false, NULL);
     if (pr != PARSE_OK) return pr == PARSE_HELP ? CLI_OK : CLI_USAGE;
     if ((prompt == NULL) == (prompt_ids == NULL))
         return usage_error("generate", k_usage_generate, "give exactly one of --prompt and --prompt-ids");
+    if (prompt_ids && (rc_pre = id_list_syntax("generate", k_usage_generate, "--prompt-ids", prompt_ids)) != CLI_OK)
+        return rc_pre;
     bool sampling = !isnan(temperature) || top_k >= 0 || !isnan(top_p);
     if (greedy && sampling)
         return usage_error("generate", k_usage_generate, "--greedy and sampling options exclude each other");

@@ -68,6 +68,9 @@ int cmd_tokenize(const global_opts *g, int argc, char **argv)
         return pr == PARSE_HELP ? CLI_OK : CLI_USAGE;
     if ((text == NULL) == (decode == NULL))
         return usage_error("tokenize", k_usage_tokenize, "give exactly one of --text and --decode");
+    int rc_pre = decode ? id_list_syntax("tokenize", k_usage_tokenize, "--decode", decode) : CLI_OK;
+    if (rc_pre != CLI_OK)
+        return rc_pre;
 
     char err[ERR_LEN] = "";
     wgnn_tokenizer *t = NULL;
