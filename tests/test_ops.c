@@ -235,33 +235,51 @@ static void run_case(wgnn_context *ctx, const op_case *c, size_t idx) {
 
 /* ---- cases with chosen data ------------------------------------------------- */
 
+/* The cases with chosen data: op's output shape (one output), its inputs
+ * made from data (din's dtypes), the output made and op run. The tensors
+ * go into tin and *tout for the caller to destroy, also on failure; *ok
+ * false (and a CHECK failed) where a step did not succeed. */
+static void chosen_run(wgnn_context *ctx, const char *label, const char *op, int n_in, const wgnn_desc *din,
+                       const void *const *data, const char *const *args, int n_args, wgnn_tensor **tin,
+                       wgnn_tensor **tout, wgnn_desc *dout, bool *ok) {
+    int n_out = 0;
+    char err[1024] = "";
+    wgnn_status s = wgnn_op_shapes(op, din, n_in, args, n_args, dout, 2, &n_out, err, sizeof err);
+    CHECK(s == WGNN_OK && n_out == 1, "%s: shapes: %s", label, err);
+    *ok = s == WGNN_OK && n_out == 1;
+    for (int i = 0; i < n_in && *ok; i++)
+        *ok = wgnn_tensor_create(ctx, din[i].dtype, din[i].rank, din[i].dims, &tin[i]) == WGNN_OK &&
+              wgnn_tensor_upload(ctx, tin[i], data[i], (size_t)numel_of(&din[i]) * wgnn_dtype_size(din[i].dtype)) ==
+                  WGNN_OK;
+    if (*ok) *ok = wgnn_tensor_create(ctx, dout[0].dtype, dout[0].rank, dout[0].dims, tout) == WGNN_OK;
+    if (*ok) *ok = wgnn_op(ctx, op, (const wgnn_tensor *const *)tin, n_in, args, n_args, tout, 1) == WGNN_OK;
+    if (n_out == 1) CHECK(*ok, "%s: recorded: %s", label, wgnn_context_error(ctx));
+}
+
 /* Runs op on the given float32 inputs; its one int32 output must be want,
  * on the GPU and in the reference. */
 static void data_case(wgnn_context *ctx, const char *label, const char *op, int n_in, const wgnn_desc *din,
                       const float *const *data, const char *const *args, int n_args, const int32_t *want) {
     wgnn_desc dout[2];
-    int n_out = 0;
-    char err[1024] = "";
-    wgnn_status s = wgnn_op_shapes(op, din, n_in, args, n_args, dout, 2, &n_out, err, sizeof err);
-    CHECK(s == WGNN_OK && n_out == 1 && dout[0].dtype == WGNN_I32, "%s: shapes: %s", label, err);
-    if (s != WGNN_OK || n_out != 1) return;
-    uint64_t no = numel_of(&dout[0]);
     wgnn_tensor *tin[2] = {0}, *tout = NULL;
+    const void *vdata[2] = {data[0], n_in > 1 ? data[1] : NULL};
+    bool ok;
+    chosen_run(ctx, label, op, n_in, din, vdata, args, n_args, tin, &tout, dout, &ok);
+    CHECK(!ok || dout[0].dtype == WGNN_I32, "%s: an int32 output", label);
+    uint64_t no = ok ? numel_of(&dout[0]) : 0;
     int32_t *got = calloc((size_t)no + 1, 4), *ref = calloc((size_t)no + 1, 4);
-    int ok = got && ref;
-    wgnn_host_tensor hi[2], ho = {dout[0], ref};
-    for (int i = 0; i < n_in && ok; i++) {
-        hi[i].desc = din[i];
-        hi[i].data = (void *)data[i];
-        ok = wgnn_tensor_create(ctx, WGNN_F32, din[i].rank, din[i].dims, &tin[i]) == WGNN_OK &&
-             wgnn_tensor_upload(ctx, tin[i], data[i], (size_t)numel_of(&din[i]) * 4) == WGNN_OK;
+    ok = ok && got && ref && dout[0].dtype == WGNN_I32;
+    if (ok) {
+        ok = wgnn_tensor_download(ctx, tout, got, (size_t)no * 4) == WGNN_OK;
+        CHECK(ok, "%s: %s", label, wgnn_context_error(ctx));
     }
-    if (ok) ok = wgnn_tensor_create(ctx, WGNN_I32, dout[0].rank, dout[0].dims, &tout) == WGNN_OK;
-    if (ok) ok = wgnn_op(ctx, op, (const wgnn_tensor *const *)tin, n_in, args, n_args, &tout, 1) == WGNN_OK;
-    if (ok) ok = wgnn_tensor_download(ctx, tout, got, (size_t)no * 4) == WGNN_OK;
-    CHECK(ok, "%s: %s", label, wgnn_context_error(ctx));
-    if (ok) ok = wgnn_op_ref(op, hi, n_in, args, n_args, &ho, 1, err, sizeof err) == WGNN_OK;
-    CHECK(ok, "%s: reference: %s", label, err);
+    if (ok) {
+        char err[1024] = "";
+        wgnn_host_tensor hi[2], ho = {dout[0], ref};
+        for (int i = 0; i < n_in; i++) hi[i] = (wgnn_host_tensor){din[i], (void *)data[i]};
+        ok = wgnn_op_ref(op, hi, n_in, args, n_args, &ho, 1, err, sizeof err) == WGNN_OK;
+        CHECK(ok, "%s: reference: %s", label, err);
+    }
     for (uint64_t i = 0; ok && i < no; i++) {
         CHECK(got[i] == want[i], "%s: output %llu is %d, expected %d", label, (unsigned long long)i, got[i], want[i]);
         CHECK(ref[i] == want[i], "%s: reference output %llu is %d, expected %d", label, (unsigned long long)i, ref[i],
@@ -293,24 +311,13 @@ static void sample_rows(wgnn_context *ctx, const char *label, const float *row, 
 static void data_error_case(wgnn_context *ctx, const char *label, const char *op, int n_in, const wgnn_desc *din,
                             const void *const *data, const char *const *args, int n_args, const char *want) {
     wgnn_desc dout[2];
-    int n_out = 0;
-    char err[1024] = "";
-    wgnn_status s = wgnn_op_shapes(op, din, n_in, args, n_args, dout, 2, &n_out, err, sizeof err);
-    CHECK(s == WGNN_OK && n_out == 1, "%s: shapes: %s", label, err);
-    if (s != WGNN_OK || n_out != 1) return;
     wgnn_tensor *tin[4] = {0}, *tout = NULL;
-    size_t ob = (size_t)numel_of(&dout[0]) * wgnn_dtype_size(dout[0].dtype);
-    void *got = malloc(ob);
-    for (int i = 0; i < n_in && s == WGNN_OK; i++) {
-        s = wgnn_tensor_create(ctx, din[i].dtype, din[i].rank, din[i].dims, &tin[i]);
-        if (s == WGNN_OK)
-            s = wgnn_tensor_upload(ctx, tin[i], data[i], (size_t)numel_of(&din[i]) * wgnn_dtype_size(din[i].dtype));
-    }
-    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, dout[0].dtype, dout[0].rank, dout[0].dims, &tout);
-    if (s == WGNN_OK) s = wgnn_op(ctx, op, (const wgnn_tensor *const *)tin, n_in, args, n_args, &tout, 1);
-    CHECK(s == WGNN_OK && got, "%s: recorded: %s", label, wgnn_context_error(ctx));
-    if (s == WGNN_OK && got) {
-        s = wgnn_tensor_download(ctx, tout, got, ob);
+    bool ok;
+    chosen_run(ctx, label, op, n_in, din, data, args, n_args, tin, &tout, dout, &ok);
+    size_t ob = ok ? (size_t)numel_of(&dout[0]) * wgnn_dtype_size(dout[0].dtype) : 0;
+    void *got = ok ? malloc(ob) : NULL;
+    if (got) {
+        wgnn_status s = wgnn_tensor_download(ctx, tout, got, ob);
         CHECK(s == WGNN_ERR_INVALID_ARGUMENT && strstr(wgnn_context_error(ctx), want),
               "%s: the wait reports '%s': %s", label, want, wgnn_context_error(ctx));
         printf("  %-32s -> %s\n", label, wgnn_context_error(ctx));
