@@ -226,7 +226,7 @@ static void test_files(void)
     wgnn__json_free(&j);
 
     s = wgnn__json_load(WGNN_SOURCE_DIR "/tests/models/siglip/config.json", 100, &j, err, sizeof err);
-    CHECK(s == WGNN_ERR_FORMAT && strstr(err, "over the limit of 100"), "size cap: %s", err);
+    CHECK(s == WGNN_ERR_LIMIT && strstr(err, "more than the 100 allowed"), "size cap: %s", err);
     s = wgnn__json_load(WGNN_SOURCE_DIR "/tests/models/siglip", 0, &j, err, sizeof err);
     CHECK(s == WGNN_ERR_IO && strstr(err, "directory"), "folder: %s", err);
     s = wgnn__json_load("/dev/null", 0, &j, err, sizeof err);

@@ -21,13 +21,12 @@
  * included, so that the truncations match.
  */
 #include "io/image.h"
+#include "io/file.h" /* wgnn__file_read */
 #include "io/json.h" /* wgnn__json_dup_key */
 
 #include <cjson/cJSON.h>
 #include <stb/stb_image.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -35,8 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define IMAGE_MAX_FILE ((size_t)256 << 20)  /* an image file larger than this is refused */
 #define CONFIG_MAX_FILE ((size_t)1 << 20)   /* preprocessor_config.json */
@@ -65,8 +62,8 @@ static IMAGE_PRINTF(6, 7) wgnn_status image_fail(char *err, size_t err_len, wgnn
     return status;
 }
 
-/* Reads the regular file at path (at most max bytes) into a malloc'd buffer.
- * Devices, directories and FIFOs are refused without being opened. */
+/* Reads the regular file at path (at most max bytes) into a malloc'd buffer
+ * (src/io/file.c), the reason for a failure after "what: path: ". */
 static wgnn_status read_small_file(const char *path, size_t max, const char *what, unsigned char **out,
                                    size_t *out_len, char *err, size_t err_len)
 {
@@ -74,58 +71,9 @@ static wgnn_status read_small_file(const char *path, size_t max, const char *wha
     *out_len = 0;
     if (path == NULL)
         return image_fail(err, err_len, WGNN_ERR_INVALID_ARGUMENT, what, NULL, "path is NULL");
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return image_fail(err, err_len, WGNN_ERR_IO, what, path, "%s", strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return image_fail(err, err_len, WGNN_ERR_IO, what, path, "is a directory, not a file");
-    if (!S_ISREG(st.st_mode))
-        return image_fail(err, err_len, WGNN_ERR_IO, what, path, "not a regular file (a device, FIFO or socket)");
-    if ((uint64_t)st.st_size > max)
-        return image_fail(err, err_len, WGNN_ERR_LIMIT, what, path, "file is %lld bytes, more than the %zu MiB allowed",
-                          (long long)st.st_size, max >> 20);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return image_fail(err, err_len, WGNN_ERR_IO, what, path, "%s", strerror(errno));
-    wgnn_status s = WGNN_OK;
-    unsigned char *buf = NULL;
-    size_t len = 0;
-    /* the path may have been replaced since stat: check what was opened */
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
-        s = image_fail(err, err_len, WGNN_ERR_IO, what, path, "changed while being opened");
-        goto cleanup;
-    }
-    size_t cap = (size_t)st.st_size + 1; /* one more byte shows growth since fstat */
-    buf = malloc(cap);
-    if (buf == NULL) {
-        s = image_fail(err, err_len, WGNN_ERR_OUT_OF_MEMORY, what, path, "out of memory for %zu bytes", cap);
-        goto cleanup;
-    }
-    while (len < cap) {
-        ssize_t r = read(fd, buf + len, cap - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            s = image_fail(err, err_len, WGNN_ERR_IO, what, path, "read failed: %s", strerror(errno));
-            goto cleanup;
-        }
-        if (r == 0)
-            break;
-        len += (size_t)r;
-    }
-    if (len == cap) {
-        s = image_fail(err, err_len, WGNN_ERR_IO, what, path, "file grew while being read");
-        goto cleanup;
-    }
-cleanup:
-    close(fd);
-    if (s != WGNN_OK) {
-        free(buf);
-        return s;
-    }
-    *out = buf;
-    *out_len = len;
-    return WGNN_OK;
+    char why[256];
+    wgnn_status s = wgnn__file_read(path, max, out, out_len, why, sizeof why);
+    return s == WGNN_OK ? s : image_fail(err, err_len, s, what, path, "%s", why);
 }
 
 /* ---- decoding ------------------------------------------------------------- */

@@ -7,18 +7,15 @@
  * walk a dotted path object by object; cJSON keeps duplicate keys and a
  * lookup sees the first.
  */
+#include "io/file.h"
 #include "io/json.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define JSON_DEFAULT_MAX ((size_t)64 << 20)
 #define JSON_SHOWN 48 /* characters of a string value quoted in a message */
@@ -180,64 +177,16 @@ wgnn_status wgnn__json_load(const char *path, size_t max_bytes, wgnn__json *out,
     memset(out, 0, sizeof *out);
     if (max_bytes == 0)
         max_bytes = JSON_DEFAULT_MAX;
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        json_fail(err, err_len, path, "cannot open: %s", strerror(errno));
-        return WGNN_ERR_IO;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        json_fail(err, err_len, path, "is %s, not a JSON file", S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file");
-        return WGNN_ERR_IO;
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        json_fail(err, err_len, path, "cannot open: %s", strerror(errno));
-        return WGNN_ERR_IO;
-    }
-    wgnn_status s = WGNN_OK;
-    char *text = NULL;
+    unsigned char *text = NULL;
     size_t have = 0;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        json_fail(err, err_len, path, "not a regular file");
-        s = WGNN_ERR_IO;
-        goto cleanup;
+    char why[256];
+    wgnn_status s = wgnn__file_read(path, max_bytes, &text, &have, why, sizeof why);
+    if (s != WGNN_OK) {
+        json_fail(err, err_len, path, "%s", why);
+        return s;
     }
-    if ((uint64_t)sb.st_size > max_bytes) {
-        json_fail(err, err_len, path, "file is %lld bytes, over the limit of %zu", (long long)sb.st_size, max_bytes);
-        s = WGNN_ERR_FORMAT;
-        goto cleanup;
-    }
-    size_t want = (size_t)sb.st_size;
-    text = malloc(want + 1);
-    if (text == NULL) {
-        json_fail(err, err_len, path, "out of memory for %zu bytes", want);
-        s = WGNN_ERR_OUT_OF_MEMORY;
-        goto cleanup;
-    }
-    /* Read one byte past the size seen, so that a file that grew is noticed. */
-    while (have <= want) {
-        ssize_t r = read(fd, text + have, want + 1 - have);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            json_fail(err, err_len, path, "read failed: %s", strerror(errno));
-            s = WGNN_ERR_IO;
-            goto cleanup;
-        }
-        if (r == 0)
-            break;
-        have += (size_t)r;
-    }
-    if (have != want) {
-        json_fail(err, err_len, path, "file changed size while it was read");
-        s = WGNN_ERR_IO;
-        goto cleanup;
-    }
-    s = wgnn__json_parse(text, have, path, out, err, err_len);
-
-cleanup:
+    s = wgnn__json_parse((const char *)text, have, path, out, err, err_len);
     free(text);
-    close(fd);
     return s;
 }
 
