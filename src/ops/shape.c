@@ -260,22 +260,26 @@ static wgnn_status emit(wgnn_context *ctx, wgnn__plan *p, gjob *j, const char *w
     const int64_t side[2][3] = {
         {j->mode == G_INDEX ? 0 : ext_s, j->mode == G_INDEX ? 1 : j->sstr[0], j->mode == G_INDEX ? 4 : (int64_t)es},
         {ext_d, j->dstr[0], (int64_t)es}}; /* src (indices for index jobs), dst */
+    if (k < 1)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "%s: one slice of the copy along dim 0 has %lld elements, more than the %llu threads a "
+                         "dispatch takes", what, (long long)slice, (unsigned long long)(MAX_THREADS / 2));
     for (int i = 0; i < 2; i++) {
         uint64_t base = ((uint64_t)side[i][0] + 1) * (uint64_t)side[i][2] + slack;
-        if (base > lim) {
-            k = 0;
-            break;
-        }
+        if (base > lim)
+            return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                             "%s: one slice of the copy along dim 0 (%lld elements) %s %llu bytes of %s (strided "
+                             "elements span the rows between them), more than one binding of the device takes "
+                             "(maxStorageBufferBindingSize %llu bytes)",
+                             what, (long long)slice, i == 0 ? "reads across" : "writes across",
+                             (unsigned long long)base, i == 0 ? (j->mode == G_INDEX ? "the indices" : "the source")
+                                                              : "the output",
+                             (unsigned long long)lim);
         if (side[i][1] > 0) {
             uint64_t most = (lim - base) / ((uint64_t)side[i][1] * (uint64_t)side[i][2]) + 1;
             if (most < (uint64_t)k) k = (int64_t)most;
         }
     }
-    if (k < 1)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "%s: one slice of the copy (%lld elements of %llu bytes) does not fit the device's "
-                         "maxStorageBufferBindingSize (%llu bytes)",
-                         what, (long long)slice, (unsigned long long)es, (unsigned long long)lim);
 
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 64);
     wgnn__const consts[4] = {{"WG", wg}, {"MODE", j->mode}, {"HALF", j->half ? 1 : 0}, {"VEC", (uint32_t)j->vec}};
