@@ -215,6 +215,11 @@ parse_result parse_opts(const char *cmd, const char *usage, const opt_spec *spec
             return PARSE_ERROR;
         }
         const opt_spec *o = &specs[k];
+        /* a value given twice: which one counts would be a guess */
+        if (seen[k] && o->kind != OPT_LIST && o->kind != OPT_FLAG) {
+            usage_error(cmd, usage, "option %s is given twice (give it once)", o->name);
+            return PARSE_ERROR;
+        }
         seen[k] = true;
         if (o->kind == OPT_FLAG) {
             if (eq) {
