@@ -188,6 +188,8 @@ typedef struct wgnn_tensor wgnn_tensor;
  * the device's maxBufferSize. */
 wgnn_status wgnn_tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, const int64_t *dims,
                                wgnn_tensor **out);
+/* NULL is ignored, and so is a tensor a graph owns (wgnn_graph_tensor's, or
+ * one a graph took): the graph frees it. */
 void wgnn_tensor_destroy(wgnn_tensor *t);
 
 /* Copies bytes (must equal wgnn_tensor_nbytes) from host memory to the
@@ -360,19 +362,26 @@ wgnn_status wgnn_op_ref(const char *op, const wgnn_host_tensor *in, int n_in, co
  * buffer plan, the run and the stats.
  */
 typedef struct wgnn_graph wgnn_graph;
-typedef int32_t wgnn_value; /* >= 0; returned by the calls below */
+typedef int32_t wgnn_value; /* >= 0; returned by the calls below. An index into its
+                             * graph: a value of another graph is not recognised as such */
 
 wgnn_status wgnn_graph_create(wgnn_context *ctx, wgnn_graph **out);
 /* Frees the graph's buffers, bind groups and the constants it owns. */
 void wgnn_graph_destroy(wgnn_graph *g);
 
 /* An input of the given dtype and shape; its data comes from
- * wgnn_graph_set_input before each run. name is for messages and profiles. */
+ * wgnn_graph_set_input (or a write into wgnn_graph_tensor's tensor). It
+ * starts as zeros and keeps its data from run to run until set again.
+ * name is for messages and profiles. */
 wgnn_status wgnn_graph_input(wgnn_graph *g, const char *name, wgnn_dtype dtype, int rank, const int64_t *dims,
                              wgnn_value *out);
 /* A constant: t's data as it is when the graph runs. take != 0 hands t to
- * the graph (destroyed with it); take == 0 leaves it to the caller, who
- * must keep it alive as long as the graph. */
+ * the graph (destroyed with it; the caller's wgnn_tensor_destroy of it then
+ * does nothing); take == 0 leaves it to the caller, who must keep it alive
+ * as long as the graph. One tensor may back several constants (read only:
+ * no node may write one of them while reading another); it cannot be taken
+ * by a graph that already has it, and a tensor of another graph
+ * (wgnn_graph_tensor's) only with take == 0. On failure the caller keeps t. */
 wgnn_status wgnn_graph_constant(wgnn_graph *g, wgnn_tensor *t, int take, wgnn_value *out);
 /* Appends op (a row of the op table) on the values in, with arguments as
  * wgnn_op takes them. Shapes are checked now (wgnn_op_shapes); *n_out gets
@@ -399,7 +408,8 @@ wgnn_status wgnn_graph_op_into_n(wgnn_graph *g, const char *op, const wgnn_value
 /* The same data as v with another shape of the same element count (one
  * dim may be -1: inferred). No copy, no dispatch. */
 wgnn_status wgnn_graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t *dims, wgnn_value *out);
-/* Names the node that produces v (profiles and messages), e.g. "layer3.mlp.fc1". */
+/* Names the node that produces v (profiles and messages), e.g.
+ * "layer3.mlp.fc1"; before the build. */
 wgnn_status wgnn_graph_set_label(wgnn_graph *g, wgnn_value v, const char *label);
 /* Keeps v's data after each run, readable with wgnn_graph_read_output. */
 wgnn_status wgnn_graph_output(wgnn_graph *g, wgnn_value v);
@@ -426,7 +436,9 @@ wgnn_status wgnn_graph_run(wgnn_graph *g, int profile);
 /* Copies an output's data after a run (bytes must equal its size). */
 wgnn_status wgnn_graph_read_output(wgnn_graph *g, wgnn_value v, void *data, size_t bytes);
 /* The tensor holding an input's or output's data (valid until the graph
- * is destroyed; for feeding another graph or op without a host copy). */
+ * is destroyed, which frees it: wgnn_tensor_destroy of it does nothing;
+ * for feeding another graph, as a constant with take == 0, or an op
+ * without a host copy). */
 wgnn_status wgnn_graph_tensor(wgnn_graph *g, wgnn_value v, wgnn_tensor **out);
 
 typedef struct wgnn_graph_stats {

@@ -165,7 +165,13 @@ struct wgnn_tensor {
     int rank;
     int64_t dims[WGNN_MAX_RANK];
     uint64_t numel, nbytes;
+    /* the graph that destroys it (one of its values' tensors, or a
+     * constant it took); NULL: the caller. wgnn_tensor_destroy leaves a
+     * graph's tensor alone, wgnn__tensor_free frees it. */
+    const struct wgnn_graph *owner;
 };
+/* Frees t whoever owns it (wgnn_graph_destroy). */
+void wgnn__tensor_free(wgnn_tensor *t);
 
 /* ---- errors (gpu/error.c) ------------------------------------------------ */
 

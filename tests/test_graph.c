@@ -490,6 +490,77 @@ static void test_errors(wgnn_context *ctx) {
     free(tab.p);
 }
 
+/* Tensors shared between values and graphs, and calls after the build
+ * that used to corrupt memory (under ASan: use-after-free, double free). */
+static void test_ownership(wgnn_context *ctx) {
+    const int64_t d4[1] = {4};
+    const float a[4] = {1, -2, 3, -4};
+    wgnn_graph *g = NULL, *g2 = NULL;
+    wgnn_tensor *t = NULL, *xt = NULL;
+    wgnn_value x, c1, c2, o[2], cx;
+    int n = 0;
+    CHECK(wgnn_graph_create(ctx, &g) == WGNN_OK && wgnn_graph_create(ctx, &g2) == WGNN_OK, "graphs");
+    CHECK(wgnn_tensor_create(ctx, WGNN_F32, 1, d4, &t) == WGNN_OK && wgnn_tensor_upload(ctx, t, a, sizeof a) == WGNN_OK,
+          "tensor");
+    /* one tensor, two constants: reading both is fine (a tied embedding),
+     * writing one while reading the other is not */
+    CHECK(wgnn_graph_constant(g, t, 0, &c1) == WGNN_OK && wgnn_graph_constant(g, t, 0, &c2) == WGNN_OK,
+          "one tensor as two constants (take = 0)");
+    CHECK(wgnn_graph_op_into(g, "relu", &c2, 1, NULL, 0, c1) == WGNN_ERR_INVALID_ARGUMENT &&
+              has(wgnn_context_error(ctx), "reads dst"),
+          "op_into a constant whose tensor another input reads: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_graph_constant(g, t, 1, &c2) == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "taken"),
+          "a tensor already in the graph cannot also be taken: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_graph_input(g, "x", WGNN_F32, 1, d4, &x) == WGNN_OK && wgnn_graph_tensor(g, x, &xt) == WGNN_OK, "input");
+    CHECK(wgnn_graph_constant(g, xt, 0, &cx) == WGNN_ERR_INVALID_ARGUMENT && has(wgnn_context_error(ctx), "already"),
+          "the graph's own tensor as a constant: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_graph_constant(g2, xt, 1, &cx) == WGNN_ERR_INVALID_ARGUMENT &&
+              has(wgnn_context_error(ctx), "another graph"),
+          "another graph's tensor taken: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_graph_constant(g2, xt, 0, &cx) == WGNN_OK, "another graph's tensor, not taken: %s",
+          wgnn_context_error(ctx));
+    wgnn_tensor_destroy(xt); /* a graph's tensor: left to its graph */
+    /* NULL out and a NULL op name or argument: messages that say so */
+    CHECK(wgnn_graph_op(g, "relu", &x, 1, NULL, 0, NULL, 4, &n) == WGNN_ERR_INVALID_ARGUMENT &&
+              has(wgnn_context_error(ctx), "out is NULL"),
+          "out NULL: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_graph_op(g, NULL, &x, 1, NULL, 0, o, 2, &n) == WGNN_ERR_INVALID_ARGUMENT &&
+              has(wgnn_context_error(ctx), "op (the op's name) is NULL"),
+          "op NULL: %s", wgnn_context_error(ctx));
+    const char *nul_arg[1] = {NULL};
+    CHECK(wgnn_graph_op(g, "relu", &x, 1, nul_arg, 1, o, 2, &n) == WGNN_ERR_INVALID_ARGUMENT &&
+              has(wgnn_context_error(ctx), "args[0] is NULL"),
+          "args[0] NULL: %s", wgnn_context_error(ctx));
+    wgnn_value y = gop(g, ctx, "relu", &x, 1, NULL, 0);
+    CHECK(wgnn_graph_set_label(g, y, "first") == WGNN_OK && wgnn_graph_output(g, y) == WGNN_OK &&
+              wgnn_graph_build(g) == WGNN_OK,
+          "build: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_graph_set_input(g, x, a, sizeof a) == WGNN_OK && wgnn_graph_run(g, WGNN_PROFILE_NODES) == WGNN_OK,
+          "profiled run: %s", wgnn_context_error(ctx));
+    const wgnn_graph_prof *recs = NULL;
+    int nr = 0;
+    CHECK(wgnn_graph_profile(g, &recs, &nr, NULL) == WGNN_OK && nr == 1, "profile: %s", wgnn_context_error(ctx));
+    CHECK(wgnn_graph_set_label(g, y, "second") == WGNN_ERR_INVALID_ARGUMENT, "set_label after the build refused");
+    if (nr == 1) CHECK(strcmp(recs[0].label, "first") == 0, "the profile's label stays valid: %s", recs[0].label);
+    float got[4] = {0};
+    CHECK(wgnn_graph_read_output(g, y, got, sizeof got) == WGNN_OK && got[0] == 1 && got[1] == 0 && got[2] == 3,
+          "relu of the input");
+    wgnn_graph_destroy(g2);
+    wgnn_graph_destroy(g);
+    wgnn_tensor_destroy(t);
+
+    /* a profiled run of a graph without nodes: an empty profile */
+    CHECK(wgnn_graph_create(ctx, &g) == WGNN_OK && wgnn_graph_input(g, "x", WGNN_F32, 1, d4, &x) == WGNN_OK &&
+              wgnn_graph_output(g, x) == WGNN_OK && wgnn_graph_build(g) == WGNN_OK,
+          "empty graph: %s", wgnn_context_error(ctx));
+    uint64_t total = 1;
+    nr = -1;
+    CHECK(wgnn_graph_run(g, WGNN_PROFILE_NODES) == WGNN_OK &&
+              wgnn_graph_profile(g, &recs, &nr, &total) == WGNN_OK && nr == 0 && total == 0,
+          "an empty graph's profile: %d records, %llu ns: %s", nr, (unsigned long long)total, wgnn_context_error(ctx));
+    wgnn_graph_destroy(g);
+}
+
 int main(void) {
     wgnn_context *ctx = tu_context();
     test_mlp(ctx);
@@ -502,6 +573,7 @@ int main(void) {
     test_state_multi(ctx);
     test_state_attention(ctx);
     test_errors(ctx);
+    test_ownership(ctx);
     wgnn_context_destroy(ctx);
     return tu_finish();
 }

@@ -57,10 +57,14 @@ wgnn_status wgnn_tensor_create(wgnn_context *ctx, wgnn_dtype dtype, int rank, co
     return wgnn__leave(ctx, tensor_create(ctx, dtype, rank, dims, out));
 }
 
-void wgnn_tensor_destroy(wgnn_tensor *t) {
+void wgnn__tensor_free(wgnn_tensor *t) {
     if (!t) return;
     if (t->buf) wgpuBufferRelease(t->buf); /* recorded work keeps its own reference */
     free(t);
+}
+
+void wgnn_tensor_destroy(wgnn_tensor *t) {
+    if (t && !t->owner) wgnn__tensor_free(t); /* a graph's tensor goes with the graph */
 }
 
 static wgnn_status check_io(wgnn_context *ctx, const wgnn_tensor *t, const void *data, size_t bytes,

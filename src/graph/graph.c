@@ -54,6 +54,7 @@ static wgnn_status make_tensor(wgnn_graph *g, const wgnn_desc *d, WGPUBuffer buf
     wgnn_tensor *t = calloc(1, sizeof *t);
     if (!t) return wgnn__err(g->ctx, WGNN_ERR_OUT_OF_MEMORY, "graph: out of host memory");
     t->ctx = g->ctx;
+    t->owner = g;
     t->buf = buf;
     t->dtype = d->dtype;
     t->rank = d->rank;
@@ -150,6 +151,21 @@ static wgnn_status graph_constant(wgnn_graph *g, wgnn_tensor *t, int take, wgnn_
     if (t->ctx != g->ctx)
         return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
                          "graph_constant: the tensor belongs to another context than the graph");
+    /* a tensor may back several constants (read only: a tied embedding);
+     * nodes that write one of them are checked in graph_op */
+    if (t->owner == g)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_constant: the tensor is this graph's already (one of its values' tensors, or a "
+                         "constant it took): use the value it has");
+    for (int i = 0; take && i < g->n_v; i++)
+        if (g->v[i].t == t)
+            return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                             "graph_constant: the tensor is already value %d of this graph; it cannot also be "
+                             "taken (take = 1) by it", i);
+    if (take && t->owner)
+        return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_constant: the tensor belongs to another graph (wgnn_graph_tensor's, or taken by it), "
+                         "which destroys it: pass take = 0 and keep that graph alive as long as this one");
     wgnn_desc d;
     memset(&d, 0, sizeof d);
     d.dtype = t->dtype;
@@ -160,6 +176,7 @@ static wgnn_status graph_constant(wgnn_graph *g, wgnn_tensor *t, int take, wgnn_
     if (s != WGNN_OK) return s;
     g->v[id].t = t;
     g->v[id].take = take != 0;
+    if (take) t->owner = g;
     *out = id;
     return WGNN_OK;
 }
@@ -188,13 +205,17 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
     wgnn_context *ctx = g->ctx;
     wgnn_status s = check_open(g, "graph_op");
     if (s != WGNN_OK) return s;
-    const char *name = op ? op : "(null)";
     int idx = g->n_nodes;
+    if (!op) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d: op (the op's name) is NULL", idx);
+    const char *name = op;
     if (n_in < 0 || n_in > WGNN__MAX_IN || (n_in > 0 && !in))
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): in must hold n_in (0..%d) values", idx,
                          name, WGNN__MAX_IN);
     if (n_args < 0 || (n_args > 0 && !args))
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): args must hold n_args strings", idx, name);
+    for (int i = 0; i < n_args; i++)
+        if (!args[i])
+            return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): args[%d] is NULL", idx, name, i);
     if (n_dst < 0 || n_dst > WGNN__MAX_OUT || (n_dst > 0 && !dst))
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): dst must hold n_dst (0..%d) values", idx,
                          name, WGNN__MAX_OUT);
@@ -234,7 +255,8 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
                              "their data between runs",
                              idx, name, (int)dj);
         for (int k = 0; k < j; k++)
-            if (dst[k] >= 0 && root_of(g, dst[k]) == root_of(g, dj))
+            if (dst[k] >= 0 && (root_of(g, dst[k]) == root_of(g, dj) || g->v[root_of(g, dst[k])].t->buf ==
+                                                                            g->v[root_of(g, dj)].t->buf))
                 return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): outputs %d and %d have one dst",
                                  idx, name, k, j);
         const wgnn_desc *o = &nd.n.out[j];
@@ -247,10 +269,15 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): output %d is %s %s but dst is %s %s",
                              idx, name, j, wgnn_dtype_name(o->dtype), os, wgnn_dtype_name(dv->desc.dtype), ds);
         }
-        /* an input may read dst only as the row's in-place input of this output */
+        /* an input may read dst only as the row's in-place input of this
+         * output; another value over dst's tensor (a constant of the same
+         * tensor) counts as dst */
         int own = wgnn__op_inplace_input(row, j);
+        const wgnn_tensor *dt = g->v[root_of(g, dj)].t;
         for (int i = 0; i < n_in; i++) {
-            if (root_of(g, in[i]) != root_of(g, dj) || (i == own && in[i] == dj)) continue;
+            const wgnn_tensor *it = g->v[root_of(g, in[i])].t;
+            bool alias = root_of(g, in[i]) == root_of(g, dj) || (it && dt && it->buf == dt->buf);
+            if (!alias || (i == own && in[i] == dj)) continue;
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
                              "graph node %d (%s): input %d reads dst (value %d), which the node writes%s", idx, name,
                              i, (int)dj,
@@ -259,7 +286,10 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
         }
     }
     if (n_out) *n_out = nd.n.n_out;
-    if (nd.n.n_out > out_cap || (nd.n.n_out > 0 && !out))
+    if (nd.n.n_out > 0 && !out)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): out is NULL; it must hold the op's %d "
+                         "output values", idx, name, nd.n.n_out);
+    if (nd.n.n_out > out_cap)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): the op has %d outputs; out_cap is %d",
                          idx, name, nd.n.n_out, out_cap);
     if (g->n_nodes == g->cap_nodes) {
@@ -391,9 +421,10 @@ wgnn_status wgnn_graph_view(wgnn_graph *g, wgnn_value v, int rank, const int64_t
 }
 
 static wgnn_status graph_set_label(wgnn_graph *g, wgnn_value v, const char *label) {
-    wgnn_status s = check_value(g, v, "graph_set_label");
+    /* before the build only: profiles keep pointers to the labels */
+    wgnn_status s = check_open(g, "graph_set_label");
+    if (s == WGNN_OK) s = check_value(g, v, "graph_set_label");
     if (s != WGNN_OK) return s;
-    if (g->failed) return check_open(g, "graph_set_label");
     int r = root_of(g, v);
     if (g->v[r].kind != V_OP)
         return wgnn__err(g->ctx, WGNN_ERR_INVALID_ARGUMENT,
@@ -715,7 +746,7 @@ void wgnn_graph_destroy(wgnn_graph *g) {
     free(g->disp);
     for (int i = 0; i < g->n_v; i++) {
         gvalue *v = &g->v[i];
-        if (v->kind != V_CONST || v->take) wgnn_tensor_destroy(v->t);
+        if (v->kind != V_CONST || v->take) wgnn__tensor_free(v->t);
         free(v->name);
     }
     free(g->v);

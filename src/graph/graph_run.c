@@ -361,6 +361,11 @@ static wgnn_status graph_run(wgnn_graph *g, int profile) {
             g->prof_n = g->n_nodes;
             g->profiled = true;
         }
+        if (profile && ctx->has_timestamps && g->n_nodes == 0) { /* nothing to time: an empty profile */
+            g->prof_total = 0;
+            g->prof_n = 0;
+            g->profiled = true;
+        }
     }
     if (all != ts) free(all);
     free(ts);
