@@ -20,10 +20,13 @@ static wgnn_status set_input(wgnn_graph *g, wgnn_value input, const void *data, 
     if (v->kind != V_INPUT)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input: value %d is not an input of the graph",
                          (int)input);
-    if (!data) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input %s: data must not be NULL", v->name);
+    if (!data)
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input of input %d '%s': data must not be NULL",
+                         (int)input, v->name);
     if (bytes != v->nbytes)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_set_input %s: %zu bytes given, the input holds %llu",
-                         v->name, bytes, (unsigned long long)v->nbytes);
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_set_input of input %d '%s': %zu bytes given, the input holds %llu", (int)input, v->name,
+                         bytes, (unsigned long long)v->nbytes);
     s = wgnn__check_health(ctx);
     if (s != WGNN_OK) return s;
     return wgnn__buffer_write(ctx, v->t->buf, data, bytes, "graph_set_input");
@@ -392,7 +395,9 @@ static wgnn_status read_output(wgnn_graph *g, wgnn_value v, void *data, size_t b
                          "build; other values do not keep their data)",
                          (int)v);
     if (!g->built || g->runs == 0)
-        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: the graph has not run yet");
+        return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "graph_read_output: no run of the graph has succeeded yet (wgnn_graph_run's status says why "
+                         "a run failed)");
     if (!data) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: data must not be NULL");
     if (bytes != x->nbytes)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_read_output: %zu bytes given, value %d holds %llu",
