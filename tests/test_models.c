@@ -303,6 +303,8 @@ static void broken_folders(wgnn_context *ctx) {
         {"string_hidden", "\"hidden_size\": 32", "\"hidden_size\": \"abc\"", 0, "hidden_size"},
         {"bad_act", "\"hidden_act\": \"gelu\"", "\"hidden_act\": \"swish\"", 0, "swish"},
         {"more_layers", "\"num_hidden_layers\": 2", "\"num_hidden_layers\": 3", 0, "encoder.layer.2."},
+        {"fewer_layers", "\"num_hidden_layers\": 2", "\"num_hidden_layers\": 1", 0, "belongs to layer 1"},
+        {"huge_image", "\"image_size\": 32", "\"image_size\": 65536", 0, "position_embeddings"},
         {"mis_shaped", "\"intermediate_size\": 64", "\"intermediate_size\": 48", 0, "intermediate.dense.weight"},
         {"truncated", NULL, NULL, 5000, "model.safetensors"},
         {"tiny_file", NULL, NULL, 5, "model.safetensors"},

@@ -5,6 +5,7 @@
 #include "io/image.h"
 #include "ops/op.h" /* wgnn__dims_str, wgnn__desc_numel */
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,23 @@ static void shape_str(int rank, const int64_t *dims, char *buf, size_t cap) {
     wgnn_desc d = {WGNN_F32, rank, {0}};
     for (int i = 0; i < rank; i++) d.dims[i] = dims[i];
     wgnn__dims_str(&d, buf, cap);
+}
+
+wgnn_status wgnn__check_layer_count(wgnn_context *ctx, const char *dir, const wgnn__st *st, const char *stem,
+                                    int n_layers) {
+    size_t sl = strlen(stem);
+    for (int i = 0; i < wgnn__st_count(st); i++) {
+        const char *name = wgnn__st_at(st, i)->name;
+        if (strncmp(name, stem, sl) != 0 || !isdigit((unsigned char)name[sl])) continue;
+        char *end = NULL;
+        unsigned long long l = strtoull(name + sl, &end, 10);
+        if (*end == '.' && l >= (unsigned long long)n_layers)
+            return wgnn__err(ctx, WGNN_ERR_FORMAT,
+                             "%s: model weights: tensor %s belongs to layer %llu, but config.json's num_hidden_layers "
+                             "is %d: the config does not describe these weights",
+                             dir, name, l, n_layers);
+    }
+    return WGNN_OK;
 }
 
 wgnn_status wgnn__weight_read(wgnn_context *ctx, const char *dir, const wgnn__st *st, const char *full, int rank,

@@ -49,6 +49,12 @@ wgnn_tensor *wgnn__model_weight(const wgnn_model *m, const char *name);
 /* Uploads data (float32 of the given shape; as float16 when half) under name. */
 wgnn_status wgnn__model_add(wgnn_model *m, const char *name, const float *data, int rank, const int64_t *dims,
                             bool half);
+/* A tensor named stem + N + "." with N >= n_layers (e.g. stem
+ * "model.layers.", N = 2 for a config of 2 layers) means config.json's
+ * num_hidden_layers does not describe the weights: WGNN_ERR_FORMAT naming
+ * the first such tensor and the count. */
+wgnn_status wgnn__check_layer_count(wgnn_context *ctx, const char *dir, const wgnn__st *st, const char *stem,
+                                    int n_layers);
 /* Reads the checkpoint's tensor full (its whole name), checks its shape
  * equals dims (rank values) and returns it as float32 (malloc'd) in *out;
  * messages name dir and the tensor. */

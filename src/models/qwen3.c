@@ -119,8 +119,20 @@ wgnn_status wgnn__qwen3_config(wgnn_lm *lm, const wgnn__json *j, const wgnn__jso
     for (int k = 0; k < 2; k++) {
         char rope_type[32] = "default";
         if (!wgnn__json_has(j, scals[k]) || is_null(j, scals[k])) continue;
+        const cJSON *obj = wgnn__json_get(j, scals[k]);
+        if (!cJSON_IsObject(obj))
+            return wgnn__err(lm->ctx, WGNN_ERR_FORMAT, "%s: %s must be an object (or null)", j->label, scals[k]);
         snprintf(key, sizeof key, "%s.rope_type", scals[k]);
         if (!wgnn__json_has(j, key)) snprintf(key, sizeof key, "%s.type", scals[k]);
+        if (!wgnn__json_has(j, key)) {
+            /* no type: as transformers, only an object that holds no
+             * scaling parameter (at most rope_theta) is the default */
+            for (const cJSON *c = obj->child; c; c = c->next)
+                if (strcmp(c->string, "rope_theta") != 0)
+                    return wgnn__err(lm->ctx, WGNN_ERR_FORMAT,
+                                     "%s: %s has \"%s\" but no \"rope_type\" (or \"type\"): which scaling is meant?",
+                                     j->label, scals[k], c->string);
+        }
         if ((s = wgnn__json_str(j, key, "default", rope_type, sizeof rope_type, err, sizeof err)))
             return wgnn__err(lm->ctx, s, "%s", err);
         if (strcmp(rope_type, "default") != 0)
@@ -335,6 +347,8 @@ wgnn_status wgnn__qwen3_load(wgnn_lm *lm, const wgnn__st *st) {
     wgnn_lm_info *in = &lm->info;
     const int64_t h = in->hidden_size, hd = in->head_dim, nq = (int64_t)in->num_heads * hd,
                   nkv = (int64_t)in->num_kv_heads * hd, f = in->intermediate_size, V = in->vocab_size;
+    wgnn_status s0 = wgnn__check_layer_count(lm->ctx, lm->dir, st, "model.layers.", in->num_layers);
+    if (s0 != WGNN_OK) return s0;
     if (lm->weights == WGNN_LM_WEIGHTS_Q8 && (h % 4 || nq % 4 || f % 4))
         return wgnn__err(lm->ctx, WGNN_ERR_UNSUPPORTED,
                          "%s: int8 weights need hidden_size, heads*head_dim and intermediate_size to be multiples "

@@ -130,7 +130,10 @@ wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
     const bool vit = m->arch == WGNN__ARCH_VIT;
     in->has_cls = vit;
     m->pos_grid = (int)grid;
-    wgnn_status s;
+    char stem[128];
+    snprintf(stem, sizeof stem, "%s%s", m->prefix, vit ? "encoder.layer." : "encoder.layers.");
+    wgnn_status s = wgnn__check_layer_count(m->ctx, m->dir, st, stem, in->num_layers);
+    if (s != WGNN_OK) return s;
 
     /* patch embedding: conv weight [h, c, p, p] used as a linear [h, c*p*p] */
     const char *pe = vit ? "embeddings.patch_embeddings.projection" : "embeddings.patch_embedding";
@@ -149,9 +152,7 @@ wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
 
     /* position embeddings (and the CLS token) stay on the host too: graphs
      * derive their constants from them for their batch and image size */
-    float *pos = NULL;
-    m->pos = malloc((size_t)(np * h) * sizeof *m->pos);
-    if (!m->pos) return wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    float *pos = NULL; /* read (its shape checked against config.json) before anything is sized from it */
     if (vit) {
         if ((s = wgnn__model_read(m, st, "embeddings.position_embeddings", 3, (int64_t[]){1, np + 1, h}, &pos)))
             return s;
@@ -162,12 +163,12 @@ wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
         }
         for (int64_t i = 0; i < h; i++) cls[i] += pos[i];
         m->cls = cls;
-        memcpy(m->pos, pos + h, (size_t)(np * h) * sizeof *pos);
+        /* the grid's rows, after the CLS token's */
+        memmove(pos, pos + h, (size_t)(np * h) * sizeof *pos);
     } else {
         if ((s = wgnn__model_read(m, st, "embeddings.position_embedding.weight", D2(np, h), &pos))) return s;
-        memcpy(m->pos, pos, (size_t)(np * h) * sizeof *pos);
     }
-    free(pos);
+    m->pos = pos;
     in->n_params += (uint64_t)(np + (vit ? 2 : 0)) * (uint64_t)h;
 
     for (int l = 0; l < in->num_layers; l++) {
