@@ -42,6 +42,7 @@ typedef struct gen_state {
     int32_t *ids; /* prompt + generated, room for cap_ids */
     int n_ids, cap_ids;
     int printed;
+    int no_token; /* generated ids without a token in tokenizer.json (a vocabulary padded past it) */
 } gen_state;
 
 static bool is_eos(const wgnn_lm_info *in, int32_t id) {
@@ -57,7 +58,11 @@ static int on_token(void *user, int32_t id) {
     if (is_eos(g->info, id)) return 0; /* not printed */
     if (g->tok) {
         size_t n = 0;
-        if (wgnn_detok_push(g->tok, &g->detok, id, g->buf, g->cap, &n) == WGNN_OK) fwrite(g->buf, 1, n, stdout);
+        /* an id without a token prints nothing (as Hugging Face's decode
+         * skips it); the summary line counts them */
+        wgnn_status ds = wgnn_detok_push(g->tok, &g->detok, id, g->buf, g->cap, &n);
+        if (ds == WGNN_OK) fwrite(g->buf, 1, n, stdout);
+        else g->no_token++;
     } else {
         printf(g->printed ? " %d" : "%d", (int)id);
     }
@@ -264,11 +269,15 @@ int cmd_generate(const global_opts *g, int argc, char **argv) {
     if (st.generated_tokens > 1)
         snprintf(decode, sizeof decode, "decode %.2f tokens/s (%.3f ms/token, %.3f of it recording and submitting)",
                  dec_ms > 0 ? 1e3 / dec_ms : 0, dec_ms, rec_ms);
+    char unprinted[160] = "";
+    if (gs.no_token)
+        snprintf(unprinted, sizeof unprinted, " (%d of them with no token in tokenizer.json: not printed, in --ids-out)",
+                 gs.no_token);
     fprintf(stderr,
-            "wgnn: %s, %s weights: prompt %d token%s, prefill %.2f ms (%.1f tokens/s); generated %d token%s, "
+            "wgnn: %s, %s weights: prompt %d token%s, prefill %.2f ms (%.1f tokens/s); generated %d token%s%s, "
             "stopped %s; %s%s; graphs built in %.1f ms\n",
             info.model_type, weights, st.prompt_tokens, st.prompt_tokens == 1 ? "" : "s", pre_ms, pre_ms > 0 ? 1e3 * st.prompt_tokens / pre_ms : 0,
-            st.generated_tokens, st.generated_tokens == 1 ? "" : "s", why, decode,
+            st.generated_tokens, st.generated_tokens == 1 ? "" : "s", unprinted, why, decode,
             iters > 1 ? " (medians of --iters runs)" : "", setup_ms);
     if (profile) {
         uint64_t sum, total;
