@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 #include <stb/stb_image.h>
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -94,10 +95,13 @@ static wgnn_status check_size(int w, int h, const char *what, const char *label,
 {
     if (w < 1 || h < 1)
         return image_fail(err, err_len, WGNN_ERR_FORMAT, what, label, "size %d x %d is empty", w, h);
-    if (w > WGNN__IMAGE_MAX_SIDE || h > WGNN__IMAGE_MAX_SIDE || (uint64_t)w * (uint64_t)h > WGNN__IMAGE_MAX_PIXELS)
+    if (w > WGNN__IMAGE_MAX_SIDE || h > WGNN__IMAGE_MAX_SIDE)
+        return image_fail(err, err_len, WGNN_ERR_LIMIT, what, label, "size %d x %d passes the limit of %d on a side", w,
+                          h, WGNN__IMAGE_MAX_SIDE);
+    if ((uint64_t)w * (uint64_t)h > WGNN__IMAGE_MAX_PIXELS)
         return image_fail(err, err_len, WGNN_ERR_LIMIT, what, label,
-                          "size %d x %d passes the limit (%d on a side, %llu pixels)", w, h, WGNN__IMAGE_MAX_SIDE,
-                          (unsigned long long)WGNN__IMAGE_MAX_PIXELS);
+                          "size %d x %d is %llu pixels, past the limit of %llu", w, h,
+                          (unsigned long long)w * (unsigned long long)h, (unsigned long long)WGNN__IMAGE_MAX_PIXELS);
     return WGNN_OK;
 }
 
@@ -668,9 +672,9 @@ static wgnn_status cfg_triple(const cJSON *root, const char *key, int nonzero, d
                           key);
     }
     for (int i = 0; i < 3; i++) {
-        if (!isfinite(t[i]) || (nonzero && t[i] == 0.0))
-            return image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path, "\"%s\"[%d] is %g, must be finite%s", key, i,
-                              t[i], nonzero ? " and nonzero" : "");
+        if (!isfinite(t[i]) || fabs(t[i]) > FLT_MAX || (nonzero && fabs(t[i]) < FLT_MIN))
+            return image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path, "\"%s\"[%d] is %g, must be a finite float32%s",
+                              key, i, t[i], nonzero ? " and not zero or subnormal" : "");
         out[i] = t[i];
     }
     return WGNN_OK;
@@ -713,6 +717,7 @@ static wgnn_status cfg_parse(const cJSON *root, wgnn__preproc *pp, const char *p
                         WGNN_OK ||
                     (s = cfg_int(wv, "size.width", 1, WGNN__IMAGE_MAX_SIDE, &pp->width, path, err, err_len)) != WGNN_OK)
                     return s;
+                if ((s = check_size(pp->width, pp->height, CFG, path, err, err_len)) != WGNN_OK) return s;
                 pp->shortest_edge = 0;
             } else if (se && !hv && !wv) {
                 if (cJSON_GetObjectItemCaseSensitive(size, "longest_edge"))
@@ -742,9 +747,11 @@ static wgnn_status cfg_parse(const cJSON *root, wgnn__preproc *pp, const char *p
         return s;
     const cJSON *rf = cJSON_GetObjectItemCaseSensitive(root, "rescale_factor");
     if (rf != NULL && !cJSON_IsNull(rf)) {
-        if (!cJSON_IsNumber(rf) || !isfinite(rf->valuedouble) || rf->valuedouble <= 0)
+        /* 255 times it stays a finite float32 */
+        if (!cJSON_IsNumber(rf) || !isfinite(rf->valuedouble) || rf->valuedouble <= 0 ||
+            rf->valuedouble > FLT_MAX / 255)
             return image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path,
-                              "\"rescale_factor\" must be a positive number (1/255 is usual)");
+                              "\"rescale_factor\" must be a positive number at most FLT_MAX / 255 (1/255 is usual)");
         pp->rescale_factor = rf->valuedouble;
     }
     if ((s = cfg_triple(root, "image_mean", 0, pp->mean, path, err, err_len)) != WGNN_OK ||
