@@ -344,6 +344,13 @@ static wgnn_status prepare(wgnn_model *m, const float *pixel_values, int64_t bat
         if (s != WGNN_OK) {
             wgnn_graph_destroy(m->g);
             m->g = NULL;
+            if (s == WGNN_ERR_LIMIT) { /* a device limit deep in the graph: say which input passed it */
+                char inner[WGNN__ERR_LEN];
+                snprintf(inner, sizeof inner, "%s", wgnn_context_error(m->ctx));
+                return wgnn__err(m->ctx, s, "%s: input [%lld,%d,%lld,%lld] is too large for this device (a smaller "
+                                 "batch or image fits): %s", what, (long long)batch, in->num_channels,
+                                 (long long)height, (long long)width, inner);
+            }
             return s;
         }
         m->g_batch = batch;
