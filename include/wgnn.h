@@ -336,8 +336,9 @@ typedef struct wgnn_host_tensor {
 
 /* The CPU reference of op (double accumulation), for tests and --check:
  * same semantics and rules as wgnn_op; out descs must equal what
- * wgnn_op_shapes gives and their data be allocated by the caller.
- * Thread-safe. */
+ * wgnn_op_shapes gives and their data be allocated by the caller, not
+ * overlapping any input's or other output's (except an in-place row's
+ * output over its own input, as wgnn_op allows). Thread-safe. */
 wgnn_status wgnn_op_ref(const char *op, const wgnn_host_tensor *in, int n_in, const char *const *args, int n_args,
                         wgnn_host_tensor *out, int n_out, char *err, size_t err_len);
 
@@ -559,6 +560,8 @@ wgnn_status wgnn_model_encode_fetch(wgnn_model *m, float *last_hidden_state, siz
 /* Shape of an output of the last encode; WGNN_ERR_UNSUPPORTED for a pooler
  * output the model does not have. */
 wgnn_status wgnn_model_output_desc(const wgnn_model *m, wgnn_model_output which, wgnn_desc *out);
+/* An output of the last wgnn_model_encode; refused while runs of
+ * wgnn_model_encode_submit are not fetched (their outputs come with the fetch). */
 wgnn_status wgnn_model_read_output(wgnn_model *m, wgnn_model_output which, float *data, size_t bytes);
 /* The graph of the last encode (stats, profile), or NULL before one. */
 wgnn_graph *wgnn_model_graph(wgnn_model *m);
@@ -634,7 +637,9 @@ void wgnn_lm_get_info(const wgnn_lm *lm, wgnn_lm_info *info);
  * every position; NULL: none are read back). pos0 + n <= max_context. */
 wgnn_status wgnn_lm_forward(wgnn_lm *lm, const int32_t *ids, int n, int pos0, float *logits);
 
-/* Called with each generated id; nonzero stops generation. */
+/* Called with each generated id; nonzero stops generation. It may not call
+ * wgnn_lm_forward or wgnn_lm_generate on the same lm (WGNN_ERR_BUSY: the
+ * generation is using its KV cache). */
 typedef int (*wgnn_lm_token_fn)(void *user, int32_t id);
 
 typedef struct wgnn_lm_generate_options {

@@ -289,6 +289,28 @@ static void test_errors(wgnn_context *ctx) {
 
 /* The data-error codes the kernels store (shaders/common/data_err.wgsl)
  * are the ones wgnn__data_error reads (src/internal.h). */
+/* wgnn_op_ref refuses an output over an input's bytes (it used to compute
+ * a permute or mm in place, wrongly, with WGNN_OK) */
+static void test_ref_aliasing(void) {
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    char err[256] = "";
+    wgnn_host_tensor i = {{WGNN_F32, 2, {2, 2}}, x}, o = {{WGNN_F32, 2, {2, 2}}, x};
+    const char *a[] = {"dims=1,0"};
+    CHECK(wgnn_op_ref("permute", &i, 1, a, 1, &o, 1, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT &&
+              strstr(err, "overlaps input 0"),
+          "permute into its own input: %s", err);
+    wgnn_host_tensor o2 = {{WGNN_F32, 2, {2, 2}}, x + 2}; /* half over the input */
+    CHECK(wgnn_op_ref("permute", &i, 1, a, 1, &o2, 1, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT,
+          "permute over half its input: %s", err);
+    wgnn_host_tensor o3 = {{WGNN_F32, 2, {2, 2}}, x + 4}; /* next to it: fine */
+    CHECK(wgnn_op_ref("permute", &i, 1, a, 1, &o3, 1, err, sizeof err) == WGNN_OK && x[4] == 1 && x[5] == 3 &&
+              x[6] == 2 && x[7] == 4,
+          "permute next to its input: %s", err);
+    CHECK(wgnn_op_ref(NULL, &i, 1, a, 1, &o3, 1, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT &&
+              strstr(err, "op name is NULL"),
+          "NULL op: %s", err);
+}
+
 static void test_data_err_codes(void) {
     static const struct { const char *name; unsigned code; } codes[] = {
         {"DATA_ERR_INDEX", WGNN__DATA_ERR_INDEX},         {"DATA_ERR_INDEX_COPY", WGNN__DATA_ERR_INDEX_COPY},
@@ -358,6 +380,7 @@ int main(void) {
     test_grid_math();
     test_f16_conversion();
     test_data_err_codes();
+    test_ref_aliasing();
     wgnn_context *ctx = tu_context();
     test_context(ctx);
     test_tensors(ctx);

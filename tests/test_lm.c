@@ -229,7 +229,53 @@ static void test_sampling(wgnn_context *ctx, wgnn_lm *lm) {
     wgnn_npy_free(&ids);
 }
 
+/* on_token calling back into the lm: refused (WGNN_ERR_BUSY), and the
+ * generation around it unchanged */
+typedef struct reenter {
+    wgnn_lm *lm;
+    int n;
+    wgnn_status fwd, gen;
+    int32_t ids[8];
+} reenter;
+
+static int call_back_in(void *user, int32_t id) {
+    reenter *r = user;
+    if (r->n < 8) r->ids[r->n] = id;
+    if (++r->n == 2) {
+        int32_t x[4] = {9, 10, 11, 12};
+        r->fwd = wgnn_lm_forward(r->lm, x, 4, 0, NULL);
+        r->gen = wgnn_lm_generate(r->lm, x, 4, NULL, NULL, NULL, NULL);
+    }
+    return 0;
+}
+
+static int on_tok_count(void *user, int32_t id) {
+    reenter *r = user;
+    if (r->n < 8) r->ids[r->n] = id;
+    r->n++;
+    return 0;
+}
+
 static void test_bad_calls(wgnn_context *ctx, wgnn_lm *lm) {
+    {
+        wgnn_lm_generate_options go = {0};
+        go.greedy = 1;
+        go.ignore_eos = 1;
+        go.max_new_tokens = 6;
+        int32_t p[3] = {10, 20, 30};
+        reenter plain = {lm, 0, WGNN_OK, WGNN_OK, {0}}, inside = {lm, -1000, WGNN_OK, WGNN_OK, {0}};
+        wgnn_lm_generate(lm, p, 3, &go, on_tok_count, &plain, NULL);
+        inside.n = 0;
+        wgnn_status gs = wgnn_lm_generate(lm, p, 3, &go, call_back_in, &inside, NULL);
+        CHECK(gs == WGNN_OK && inside.fwd == WGNN_ERR_BUSY && inside.gen == WGNN_ERR_BUSY,
+              "calls into the lm from on_token refused: %d %d %d", (int)gs, (int)inside.fwd, (int)inside.gen);
+        CHECK(plain.n == 6 && inside.n == 6 && memcmp(plain.ids, inside.ids, sizeof plain.ids) == 0,
+              "the generation around them unchanged (%d, %d ids)", plain.n, inside.n);
+        int32_t one = 1;
+        CHECK(wgnn_lm_forward(lm, &one, 1, -1, NULL) == WGNN_ERR_INVALID_ARGUMENT &&
+                  strstr(wgnn_context_error(ctx), "pos0 -1 must be >= 0"),
+              "negative pos0: %s", wgnn_context_error(ctx));
+    }
     int32_t ids[3] = {1, 2, 3}, bad[2] = {1, 5000};
     float lg[1];
     wgnn_status s = wgnn_lm_forward(lm, ids, 3, 30, NULL); /* max_context 32 */

@@ -213,6 +213,9 @@ static void pipelined(wgnn_context *ctx, const char *name) {
     CHECK(strstr(wgnn_context_error(ctx), "two runs are in flight") != NULL, "message: %s", wgnn_context_error(ctx));
     CHECK(wgnn_model_encode(m, x.data, B, H, W, 0) == WGNN_ERR_INVALID_ARGUMENT, "%s: encode with runs in flight",
           name);
+    CHECK(wgnn_model_read_output(m, WGNN_MODEL_LAST_HIDDEN_STATE, got, nl) == WGNN_ERR_INVALID_ARGUMENT &&
+              strstr(wgnn_context_error(ctx), "not fetched yet") != NULL,
+          "%s: read_output with runs in flight: %s", name, wgnn_context_error(ctx));
     CHECK(wgnn_model_encode_fetch(m, got, nl - 4, NULL, 0) == WGNN_ERR_INVALID_ARGUMENT, "%s: fetch, wrong bytes",
           name);
     /* run 0 is still in flight after the bad fetch */

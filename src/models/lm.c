@@ -170,7 +170,9 @@ static wgnn_status step_submit(wgnn__lm_graph *g, const int32_t *id, int pos, fl
 static wgnn_status check_ids(wgnn_lm *lm, const char *fn, const int32_t *ids, int n, int pos0) {
     if (!ids || n < 1)
         return wgnn__err(lm->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: no tokens (ids NULL or n < 1)", fn);
-    if (pos0 < 0 || (int64_t)pos0 + n > lm->info.max_context)
+    if (pos0 < 0)
+        return wgnn__err(lm->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: pos0 %d must be >= 0", fn, pos0);
+    if ((int64_t)pos0 + n > lm->info.max_context)
         return wgnn__err(lm->ctx, WGNN_ERR_LIMIT,
                          "%s: positions %d..%lld pass the KV cache's %d positions (wgnn_lm_options.max_context, "
                          "--max-context)",
@@ -182,9 +184,19 @@ static wgnn_status check_ids(wgnn_lm *lm, const char *fn, const int32_t *ids, in
     return WGNN_OK;
 }
 
+/* A call from inside wgnn_lm_generate's on_token would overwrite the KV
+ * cache and graphs the generation is using. */
+static wgnn_status check_idle(wgnn_lm *lm, const char *fn) {
+    if (!lm->generating) return WGNN_OK;
+    return wgnn__err(lm->ctx, WGNN_ERR_BUSY,
+                     "%s: called while wgnn_lm_generate runs (from its on_token callback?): the generation uses "
+                     "the model's KV cache; call it after wgnn_lm_generate returns", fn);
+}
+
 wgnn_status wgnn_lm_forward(wgnn_lm *lm, const int32_t *ids, int n, int pos0, float *logits) {
     if (!lm) return WGNN_ERR_INVALID_ARGUMENT;
-    wgnn_status s = check_ids(lm, "wgnn_lm_forward", ids, n, pos0);
+    wgnn_status s = check_idle(lm, "wgnn_lm_forward");
+    if (s == WGNN_OK) s = check_ids(lm, "wgnn_lm_forward", ids, n, pos0);
     wgnn__lm_graph *g = NULL;
     if (s == WGNN_OK) s = get_graph(lm, n, logits ? WGNN__LM_LOGITS : WGNN__LM_ARGMAX, 0, 0, 0, &g);
     if (s == WGNN_OK) s = run(g, ids, n, pos0, 0, 0);
@@ -219,9 +231,25 @@ static float next_u(uint64_t *st) {
     return (float)(z >> 40) / 16777216.0f;
 }
 
+static wgnn_status lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, const wgnn_lm_generate_options *opts,
+                               wgnn_lm_token_fn on_token, void *user, wgnn_lm_stats *stats);
+
 wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, const wgnn_lm_generate_options *opts,
                              wgnn_lm_token_fn on_token, void *user, wgnn_lm_stats *stats) {
     if (!lm) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = check_idle(lm, "wgnn_lm_generate");
+    if (s != WGNN_OK) {
+        if (stats) memset(stats, 0, sizeof *stats);
+        return s;
+    }
+    lm->generating = true;
+    s = lm_generate(lm, prompt, n_prompt, opts, on_token, user, stats);
+    lm->generating = false;
+    return s;
+}
+
+static wgnn_status lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, const wgnn_lm_generate_options *opts,
+                               wgnn_lm_token_fn on_token, void *user, wgnn_lm_stats *stats) {
     wgnn_lm_generate_options o = {0};
     if (opts) o = *opts;
     if (stats) memset(stats, 0, sizeof *stats);

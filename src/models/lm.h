@@ -48,6 +48,7 @@ typedef struct wgnn__lm_graph {
 
 struct wgnn_lm {
     wgnn_context *ctx;
+    bool generating; /* inside wgnn_lm_generate (its on_token may not call back into the lm) */
     wgnn_lm_info info;
     wgnn_lm_weights weights;
     char dir[1024];

@@ -440,6 +440,11 @@ wgnn_status wgnn_model_read_output(wgnn_model *m, wgnn_model_output which, float
     wgnn_desc d;
     wgnn_status s = wgnn_model_output_desc(m, which, &d);
     if (s != WGNN_OK) return s;
+    if (m->inflight > 0) /* which run's output it would be is not the caller's to guess */
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
+                         "wgnn_model_read_output: %d run%s of wgnn_model_encode_submit not fetched yet: their outputs "
+                         "come with wgnn_model_encode_fetch",
+                         m->inflight, m->inflight > 1 ? "s" : "");
     return wgnn_graph_read_output(m->g, output_value(m, which), data, bytes);
 }
 

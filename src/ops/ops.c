@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 static const wgnn__op *const k_ops[] = {
@@ -217,10 +218,14 @@ static wgnn_status prepare(const char *name, const wgnn_desc *in, int n_in, cons
     n->err = err;
     n->err_len = err_len;
     if (err && err_len) err[0] = '\0';
+    if (!name) {
+        if (err && err_len) snprintf(err, err_len, "the op name is NULL (`wgnn op --list` lists the ops)");
+        return WGNN_ERR_INVALID_ARGUMENT;
+    }
     n->op = find(name);
     if (!n->op) {
         if (err && err_len)
-            snprintf(err, err_len, "unknown op \"%s\" (`wgnn op --list` lists the ops)", name ? name : "(null)");
+            snprintf(err, err_len, "unknown op \"%s\" (`wgnn op --list` lists the ops)", name);
         return WGNN_ERR_INVALID_ARGUMENT;
     }
     const wgnn_op_info *info = &n->op->info;
@@ -266,7 +271,10 @@ wgnn_status wgnn_op_shapes(const char *op, const wgnn_desc *in, int n_in, const 
     wgnn_status s = prepare(op, in, n_in, args, n_args, &n, err, err_len);
     if (s != WGNN_OK) return s;
     if (n_out) *n_out = n.n_out;
-    if (n.n_out > out_cap || (n.n_out > 0 && !out))
+    if (n.n_out > 0 && !out)
+        return wgnn__node_err(&n, WGNN_ERR_INVALID_ARGUMENT, "out is NULL; it must hold the op's %d output descs",
+                              n.n_out);
+    if (n.n_out > out_cap)
         return wgnn__node_err(&n, WGNN_ERR_INVALID_ARGUMENT, "has %d outputs; out_cap is %d", n.n_out, out_cap);
     for (int i = 0; i < n.n_out; i++) out[i] = n.out[i];
     return WGNN_OK;
@@ -392,6 +400,20 @@ wgnn_status wgnn_op_ref(const char *op, const wgnn_host_tensor *in, int n_in, co
         if (!pin[i]) return wgnn__node_err(&n, WGNN_ERR_INVALID_ARGUMENT, "input %d has no data", i);
     for (int i = 0; i < n_out; i++)
         if (!pout[i]) return wgnn__node_err(&n, WGNN_ERR_INVALID_ARGUMENT, "output %d has no data", i);
+    /* as wgnn_op: an output's bytes may not overlap an input's or another
+     * output's, except an in-place row's output over its own input */
+    for (int i = 0; i < n_out; i++) {
+        uintptr_t o0 = (uintptr_t)pout[i], o1 = o0 + wgnn__desc_numel(&dout[i]) * wgnn_dtype_size(dout[i].dtype);
+        for (int j = 0; j < n_in + i; j++) {
+            bool is_in = j < n_in;
+            const wgnn_desc *d = is_in ? &din[j] : &dout[j - n_in];
+            uintptr_t a0 = (uintptr_t)(is_in ? pin[j] : pout[j - n_in]), a1 = a0 + wgnn__desc_numel(d) * wgnn_dtype_size(d->dtype);
+            if (is_in && wgnn__op_inplace_input(n.op, i) == j && a0 == o0) continue; /* in place: the row allows it */
+            if (o0 < a1 && a0 < o1)
+                return wgnn__node_err(&n, WGNN_ERR_INVALID_ARGUMENT, "output %d's data overlaps %s %d's; use another "
+                                      "buffer", i, is_in ? "input" : "output", is_in ? j : j - n_in);
+        }
+    }
     /* as wgnn__op_plan: an in-place output that is another buffer gets its
      * input's data first, and the reference runs in place on it */
     for (int j = 0; j < n_out; j++) {
