@@ -309,6 +309,12 @@ static void test_ref_aliasing(void) {
     CHECK(wgnn_op_ref(NULL, &i, 1, a, 1, &o3, 1, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT &&
               strstr(err, "op name is NULL"),
           "NULL op: %s", err);
+    /* rms_norm's reference sums squares past FLT_MAX as the kernel does: inf, a row of zeros */
+    float big[4] = {1e20f, 1.0000001e20f, 1e20f, 1e20f}, y[4] = {1, 1, 1, 1};
+    wgnn_host_tensor bi = {{WGNN_F32, 1, {4}}, big}, bo = {{WGNN_F32, 1, {4}}, y};
+    const char *na[] = {"normalized_shape=4"};
+    CHECK(wgnn_op_ref("rms_norm", &bi, 1, na, 1, &bo, 1, err, sizeof err) == WGNN_OK && y[0] == 0 && y[1] == 0,
+          "rms_norm reference past FLT_MAX: %g %g (%s)", y[0], y[1], err);
 }
 
 static void test_data_err_codes(void) {

@@ -81,6 +81,9 @@ wgnn_status wgnn__ref_rms_norm(wgnn__node *n, const void *const *in, void *const
         float *yr = y + r * len;
         double ss = 0;
         for (uint64_t j = 0; j < len; j++) ss += (double)xr[j] * xr[j];
+        /* the kernel (and PyTorch's float32 rms_norm) sums the squares in
+         * float32: past FLT_MAX the sum is inf and the row 0 */
+        if (ss > FLT_MAX) ss = INFINITY;
         double rstd = 1.0 / sqrt(ss / (double)len + eps);
         for (uint64_t j = 0; j < len; j++) yr[j] = (float)(w ? (double)xr[j] * rstd * w[j] : (double)xr[j] * rstd);
     }
