@@ -15,8 +15,10 @@
 // softmax: m = max, s = sum exp(x - m), y = exp(x - m) / s; a row that is
 //   -inf everywhere gives P.empty (NaN as PyTorch; SDPA asks for 0).
 // layer_norm: two passes over the registers: mean (of x - x0, see
-//   row_pivot), then the biased variance of x - mean;
-//   y = (x - mean) / sqrt(var + eps), then affine(): * weight + bias.
+//   row_pivot), then the biased variance of x - mean, each deviation
+//   taken as (x - x0) - mean(x - x0), so that the mean is never rounded
+//   to x0's float32 spacing; y = (x - mean) / sqrt(var + eps), then
+//   affine(): * weight + bias.
 // rms_norm: one pass over the registers: sum of squares;
 //   y = x / sqrt(sum / count + eps), then affine(): * weight.
 //
@@ -118,11 +120,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     s += vsum(c[k] - V(pivot));
                 }
             }
-            let mean = pivot + row_reduce(s, lid, rl, lane, false) / P.count;
+            let shift = row_reduce(s, lid, rl, lane, false) / P.count; // mean - x0
             var q = 0.0;
             for (var k = 0u; k < K; k++) {
                 if (k < nk) {
-                    c[k] = c[k] - V(mean);
+                    c[k] = (c[k] - V(pivot)) - V(shift);
                     q += vsum(c[k] * c[k]);
                 }
             }
@@ -165,16 +167,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let pivot = row_pivot(ok, base);
         var s = 0.0;
         for (var k = 0u; k < nk; k++) { s += vsum(X[base + lane + k * L] - V(pivot)); }
-        let mean = pivot + row_reduce(s, lid, rl, lane, false) / P.count;
+        let shift = row_reduce(s, lid, rl, lane, false) / P.count; // mean - x0
         var q = 0.0;
         for (var k = 0u; k < nk; k++) {
-            let d = X[base + lane + k * L] - V(mean);
+            let d = (X[base + lane + k * L] - V(pivot)) - V(shift);
             q += vsum(d * d);
         }
         let rstd = 1.0 / sqrt(row_reduce(q, lid, rl, lane, false) / P.count + P.eps);
         for (var k = 0u; k < nk; k++) {
             let j = lane + k * L;
-            Y[base + j] = affine((X[base + j] - V(mean)) * rstd, j);
+            Y[base + j] = affine(((X[base + j] - V(pivot)) - V(shift)) * rstd, j);
         }
     }
 }

@@ -287,6 +287,25 @@ static void test_errors(wgnn_context *ctx) {
     CHECK(wgnn__pipeline(ctx, "no_such_kernel", NULL, NULL, 0, &b) == WGNN_ERR_UNSUPPORTED, "unknown kernel");
 }
 
+/* layer_norm of a row with a spread of one float32 step at 1e20: the mean
+ * must not round back to the first value (it did: [0, 2, 0, 0]) */
+static void test_layer_norm_offset(wgnn_context *ctx) {
+    const float x[4] = {1e20f, 1.0000001e20f, 1e20f, 1e20f}, want[4] = {-0.57735f, 1.7320508f, -0.57735f, -0.57735f};
+    int64_t d[1] = {4};
+    wgnn_tensor *tx = NULL, *ty = NULL;
+    float y[4] = {0};
+    const char *args[] = {"normalized_shape=4"};
+    bool ok = wgnn_tensor_create(ctx, WGNN_F32, 1, d, &tx) == WGNN_OK && wgnn_tensor_create(ctx, WGNN_F32, 1, d, &ty) == WGNN_OK &&
+              wgnn_tensor_upload(ctx, tx, x, sizeof x) == WGNN_OK &&
+              wgnn_op(ctx, "layer_norm", (const wgnn_tensor *const *)&tx, 1, args, 1, &ty, 1) == WGNN_OK &&
+              wgnn_tensor_download(ctx, ty, y, sizeof y) == WGNN_OK;
+    CHECK(ok, "layer_norm at 1e20: %s", wgnn_context_error(ctx));
+    for (int i = 0; ok && i < 4; i++)
+        CHECK(fabsf(y[i] - want[i]) < 1e-4f, "layer_norm at 1e20: y[%d] = %g, want %g", i, y[i], want[i]);
+    wgnn_tensor_destroy(tx);
+    wgnn_tensor_destroy(ty);
+}
+
 /* The data-error codes the kernels store (shaders/common/data_err.wgsl)
  * are the ones wgnn__data_error reads (src/internal.h). */
 /* wgnn_op_ref refuses an output over an input's bytes (it used to compute
@@ -393,6 +412,7 @@ int main(void) {
     test_large_uploads(ctx);
     test_errors(ctx);
     test_kernel_vs_cpu(ctx);
+    test_layer_norm_offset(ctx);
     wgnn_context_destroy(ctx);
     return tu_finish();
 }
