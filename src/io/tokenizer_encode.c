@@ -421,6 +421,10 @@ wgnn_status wgnn_tokenizer_load(const char *path, wgnn_tokenizer **out, char *er
         if (err && err_len) snprintf(err, err_len, "wgnn_tokenizer_load: path and out must not be NULL");
         return WGNN_ERR_INVALID_ARGUMENT;
     }
+    if (!path[0]) {
+        if (err && err_len) snprintf(err, err_len, "wgnn_tokenizer_load: path is empty (a tokenizer.json or its folder)");
+        return WGNN_ERR_INVALID_ARGUMENT;
+    }
     return wgnn__tokenizer_load(path, out, err, err_len);
 }
 
