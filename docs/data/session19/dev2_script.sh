@@ -39,3 +39,14 @@ for xs in 1 0; do
   WGNN_Q8_XS=$xs ./build/q8xs/wgnn generate --model "$work/qwen3" --prompt-ids "$ids" --max-new-tokens 8 --ignore-eos \
     --weights q8 --max-context 640 --profile 2>&1 | sed -n '/a decode step/,$p' | grep -E "decode step|lm_head|by op|^  [a-z_0-9]+ +[0-9]+ nodes|GPU time" | head -16
 done
+# layer_norm's deviations as (x - x0) - mean(x - x0) (703d86b): one more
+# subtraction an element in reduce_rows.wgsl; build/q8xs/wgnn (built from
+# 6a727ce) has the old kernel. Two rounds.
+for r in 1 2; do
+  for bin in ./build/wgnn ./build/q8xs/wgnn; do
+    for sh in 197,768 6304,768 32,4096; do
+      echo "round $r $bin: $($bin bench op layer_norm --in-shape f32:$sh --in-shape f32:${sh#*,} --in-shape f32:${sh#*,} \
+        --arg normalized_shape=${sh#*,} --iters 50 --warmup 5 2>&1 | grep -o 'float32 \[[0-9,]*\].*median [0-9.]* ms')"
+    done
+  done
+done
