@@ -165,7 +165,8 @@ wgnn_status wgnn_adapters_list(wgnn_adapter_info *infos, size_t cap, size_t *cou
                                char *err, size_t err_len);
 
 /* The chosen adapter, the device's limits (the adapter's own, requested at
- * device creation) and which optional features the device has enabled. */
+ * device creation) and which optional features the device has enabled;
+ * all zeros for a NULL ctx. */
 void wgnn_context_adapter(const wgnn_context *ctx, wgnn_adapter_info *info);
 void wgnn_context_limits(const wgnn_context *ctx, wgnn_limits *limits);
 int wgnn_context_has_f16(const wgnn_context *ctx);

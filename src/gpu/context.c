@@ -585,11 +585,17 @@ void wgnn_context_destroy(wgnn_context *ctx) {
 }
 
 void wgnn_context_adapter(const wgnn_context *ctx, wgnn_adapter_info *info) {
-    if (ctx && info) *info = ctx->info;
+    if (!info) return;
+    if (ctx) *info = ctx->info;
+    else memset(info, 0, sizeof *info); /* no context: zeros, not what the caller's struct held */
 }
 
 void wgnn_context_limits(const wgnn_context *ctx, wgnn_limits *l) {
-    if (!ctx || !l) return;
+    if (!l) return;
+    if (!ctx) {
+        memset(l, 0, sizeof *l);
+        return;
+    }
     const WGPULimits *d = &ctx->limits;
     l->max_buffer_size = d->maxBufferSize;
     l->max_storage_buffer_binding_size = d->maxStorageBufferBindingSize;
