@@ -456,7 +456,7 @@ wgnn_status wgnn_detok_push(const wgnn_tokenizer *t, wgnn_detok *d, int32_t id, 
 }
 
 wgnn_status wgnn_detok_flush(wgnn_detok *d, char *out, size_t cap, size_t *n_out) {
-    if (!d || (!out && cap) || !n_out) return WGNN_ERR_INVALID_ARGUMENT;
+    if (!d || (!out && cap) || !n_out || d->n_tail > 3) return WGNN_ERR_INVALID_ARGUMENT; /* as wgnn_detok_push */
     return wgnn__detok_flush(d, out, cap, n_out);
 }
 
