@@ -254,9 +254,11 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
                              "graph node %d (%s): dst (value %d) must be an input or a constant: only those keep "
                              "their data between runs",
                              idx, name, (int)dj);
+        /* dst is an input or a constant: it has its tensor now, and two
+         * values over one buffer are one dst */
+        const wgnn_tensor *dt = dv->t;
         for (int k = 0; k < j; k++)
-            if (dst[k] >= 0 && (root_of(g, dst[k]) == root_of(g, dj) || g->v[root_of(g, dst[k])].t->buf ==
-                                                                            g->v[root_of(g, dj)].t->buf))
+            if (dst[k] >= 0 && g->v[dst[k]].t->buf == dt->buf)
                 return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph node %d (%s): outputs %d and %d have one dst",
                                  idx, name, k, j);
         const wgnn_desc *o = &nd.n.out[j];
@@ -270,14 +272,12 @@ static wgnn_status graph_op(wgnn_graph *g, const char *op, const wgnn_value *in,
                              idx, name, j, wgnn_dtype_name(o->dtype), os, wgnn_dtype_name(dv->desc.dtype), ds);
         }
         /* an input may read dst only as the row's in-place input of this
-         * output; another value over dst's tensor (a constant of the same
-         * tensor) counts as dst */
+         * output; any value over dst's buffer (a view of it, a constant of
+         * the same tensor) counts as dst */
         int own = wgnn__op_inplace_input(row, j);
-        const wgnn_tensor *dt = g->v[root_of(g, dj)].t;
         for (int i = 0; i < n_in; i++) {
-            const wgnn_tensor *it = g->v[root_of(g, in[i])].t;
-            bool alias = root_of(g, in[i]) == root_of(g, dj) || (it && dt && it->buf == dt->buf);
-            if (!alias || (i == own && in[i] == dj)) continue;
+            const wgnn_tensor *it = g->v[root_of(g, in[i])].t; /* NULL: an op's output, no buffer yet */
+            if (!it || it->buf != dt->buf || (i == own && in[i] == dj)) continue;
             return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT,
                              "graph node %d (%s): input %d reads dst (value %d), which the node writes%s", idx, name,
                              i, (int)dj,

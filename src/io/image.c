@@ -787,13 +787,13 @@ wgnn_status wgnn__preproc_load(const char *path, wgnn__preproc *out, char *err, 
         return s;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts((const char *)buf, len, &end, 0);
+    size_t nul = root ? wgnn__json_nul_at((const char *)buf, len) : (size_t)-1;
     if (root == NULL) {
         size_t at = end && end >= (const char *)buf ? (size_t)(end - (const char *)buf) : 0;
         s = image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path, "not valid JSON (near byte %zu)", at);
-    } else if (wgnn__json_nul_at((const char *)buf, len) != (size_t)-1) {
+    } else if (nul != (size_t)-1) {
         s = image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path,
-                       "a string holds \\u0000 (a NUL character, near byte %zu), which would cut it short",
-                       wgnn__json_nul_at((const char *)buf, len));
+                       "a string holds \\u0000 (a NUL character, near byte %zu), which would cut it short", nul);
         cJSON_Delete(root);
     } else {
         bool oom = false;

@@ -388,10 +388,11 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
                     (unsigned long long)n);
         goto cleanup;
     }
-    if (wgnn__json_nul_at(h, (size_t)n) != (size_t)-1) {
+    size_t nul = wgnn__json_nul_at(h, (size_t)n);
+    if (nul != (size_t)-1) {
         s = st_fail(&e, WGNN_ERR_FORMAT,
                     "header: a string holds \\u0000 (a NUL character, at byte %zu of %llu), which would cut it short",
-                    wgnn__json_nul_at(h, (size_t)n), (unsigned long long)n);
+                    nul, (unsigned long long)n);
         goto cleanup;
     }
     for (const char *p = end; p < h + n; p++) {
@@ -456,9 +457,9 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
      * hole, nothing after the last (bytes that no tensor owns would let a
      * file be two formats at once). Empty tensors take no bytes. */
     qsort(spans, (size_t)n_spans, sizeof *spans, st_span_cmp);
-    uint64_t at = 0;
-    const st_span *prev = NULL;
+    const st_span *prev = NULL; /* the last non-empty tensor so far */
     for (int i = 0; i < n_spans; i++) {
+        uint64_t at = prev ? prev->end : 0;
         char a[ST_NAME_SHOWN], c[ST_NAME_SHOWN];
         const char *name = st_shown(st->t[spans[i].tensor].name, c, sizeof c);
         if (spans[i].begin < at) {
@@ -476,11 +477,10 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
                         (unsigned long long)(spans[i].begin - at));
             goto cleanup;
         }
-        if (spans[i].end > spans[i].begin) {
-            at = spans[i].end;
+        if (spans[i].end > spans[i].begin)
             prev = &spans[i];
-        }
     }
+    uint64_t at = prev ? prev->end : 0;
     if (at != data_len) {
         s = st_fail(&e, WGNN_ERR_FORMAT,
                     "the tensors end at byte %llu of the data, but %llu bytes follow the header: the last %llu "
