@@ -256,7 +256,8 @@ static void test_config(void)
         {"[1, 2]", WGNN_ERR_FORMAT, "object"},
         {"{\"do_resize\": true, \"do_resize\": false}", WGNN_ERR_FORMAT, "\"do_resize\" stands twice"},
         {"{\"resample\": 3, \"image_processor_type\": \"ViT\\u0000ImageProcessor\"}", WGNN_ERR_FORMAT, "NUL character"},
-        {"{\"size\": {\"height\": 32, ", WGNN_ERR_FORMAT, "JSON"},
+        {"{\"size\": {\"height\": 32, ", WGNN_ERR_FORMAT, "invalid JSON at line 1"},
+        {"{\"resample\": 3}\n{}", WGNN_ERR_FORMAT, "unexpected text after the JSON value at line 2"},
         {"", WGNN_ERR_FORMAT, "JSON"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -22,7 +22,7 @@
  */
 #include "io/image.h"
 #include "io/file.h" /* wgnn__file_read */
-#include "io/json.h" /* wgnn__json_dup_key */
+#include "io/json.h" /* wgnn__json_parse */
 
 #include <cjson/cJSON.h>
 #include <stb/stb_image.h>
@@ -785,26 +785,16 @@ wgnn_status wgnn__preproc_load(const char *path, wgnn__preproc *out, char *err, 
     wgnn_status s = read_small_file(path, CONFIG_MAX_FILE, CFG, &buf, &len, err, err_len);
     if (s != WGNN_OK)
         return s;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts((const char *)buf, len, &end, 0);
-    size_t nul = root ? wgnn__json_nul_at((const char *)buf, len) : (size_t)-1;
-    if (root == NULL) {
-        size_t at = end && end >= (const char *)buf ? (size_t)(end - (const char *)buf) : 0;
-        s = image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path, "not valid JSON (near byte %zu)", at);
-    } else if (nul != (size_t)-1) {
-        s = image_fail(err, err_len, WGNN_ERR_FORMAT, CFG, path,
-                       "a string holds \\u0000 (a NUL character, near byte %zu), which would cut it short", nul);
-        cJSON_Delete(root);
-    } else {
-        bool oom = false;
-        const char *dup = wgnn__json_dup_key(root, &oom);
-        if (dup || oom)
-            s = image_fail(err, err_len, oom ? WGNN_ERR_OUT_OF_MEMORY : WGNN_ERR_FORMAT, CFG, path,
-                           "%s%.64s%s", oom ? "out of memory checking keys" : "key \"",
-                           oom ? "" : dup, oom ? "" : "\" stands twice in one object (JSON readers differ on which wins)");
-        else
-            s = cfg_parse(root, out, path, err, err_len);
-        cJSON_Delete(root);
+    /* the reader every JSON file goes through (src/io/json.c): syntax
+     * errors by line and column, text after the value, \u0000 in strings
+     * and keys standing twice refused; its message starts "CFG: path: " */
+    char label[256];
+    snprintf(label, sizeof label, "%s: %s", CFG, path);
+    wgnn__json j;
+    s = wgnn__json_parse((const char *)buf, len, label, &j, err, err_len);
+    if (s == WGNN_OK) {
+        s = cfg_parse(j.root, out, path, err, err_len);
+        wgnn__json_free(&j);
     }
     free(buf);
     if (s != WGNN_OK)

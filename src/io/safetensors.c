@@ -1,8 +1,9 @@
 /*
  * safetensors.c - Hugging Face safetensors reader (see safetensors.h).
  *
- * Input is untrusted. The header is parsed with cJSON (bounded by its
- * length; cJSON keeps duplicate keys, so names are checked for uniqueness
+ * Input is untrusted. The header is parsed by the project's JSON reader
+ * (src/io/json.c over cJSON, bounded by its length: a key twice in one
+ * object, a tensor listed twice included, is refused there; across shards
  * here) and every entry is checked before the set is handed out: dtype,
  * rank, shape, sizes without overflow, offsets inside the data area, and
  * the tensors covering the data area exactly (no overlap, hole or trailing
@@ -376,32 +377,26 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
     if (n > len - 8)
         return st_fail(&e, WGNN_ERR_FORMAT, "header length %llu runs past the end of the file (%zu bytes after the length)",
                        (unsigned long long)n, len - 8);
-    const char *h = (const char *)b + 8, *end = NULL;
+    const char *h = (const char *)b + 8;
     uint64_t data_len = len - 8 - n;
     const unsigned char *data = b + 8 + n;
     st_span *spans = NULL;
     wgnn_status s = WGNN_OK;
-    cJSON *root = cJSON_ParseWithLengthOpts(h, (size_t)n, &end, 0);
-    if (root == NULL) {
-        size_t at = end && end >= h ? (size_t)(end - h) : 0;
-        s = st_fail(&e, WGNN_ERR_FORMAT, "header is not valid JSON (error near byte %zu of %llu)", at,
-                    (unsigned long long)n);
-        goto cleanup;
-    }
-    size_t nul = wgnn__json_nul_at(h, (size_t)n);
-    if (nul != (size_t)-1) {
-        s = st_fail(&e, WGNN_ERR_FORMAT,
-                    "header: a string holds \\u0000 (a NUL character, at byte %zu of %llu), which would cut it short",
-                    nul, (unsigned long long)n);
-        goto cleanup;
-    }
-    for (const char *p = end; p < h + n; p++) {
-        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-            s = st_fail(&e, WGNN_ERR_FORMAT, "header has text after its JSON object, at byte %zu of %llu",
-                        (size_t)(p - h), (unsigned long long)n);
-            goto cleanup;
-        }
-    }
+    /* the reader every JSON file goes through (src/io/json.c): syntax
+     * errors by line and column, text after the object, \u0000 in strings
+     * and keys standing twice (a tensor listed twice) refused */
+    if (n == 0)
+        return st_fail(&e, WGNN_ERR_FORMAT, "header length is 0 (expected a JSON object)");
+    char label[256];
+    if (file)
+        snprintf(label, sizeof label, "safetensors: %s: header", file);
+    else
+        snprintf(label, sizeof label, "safetensors: header");
+    wgnn__json j;
+    s = wgnn__json_parse(h, (size_t)n, label, &j, err, err_len);
+    if (s != WGNN_OK)
+        return s;
+    const cJSON *root = j.root;
     if (!cJSON_IsObject(root)) {
         s = st_fail(&e, WGNN_ERR_FORMAT, "header is %s, expected a JSON object", st_kind(root));
         goto cleanup;
@@ -412,16 +407,11 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
         s = st_fail(&e, WGNN_ERR_OUT_OF_MEMORY, "out of memory for %d header entries", count);
         goto cleanup;
     }
-    int seen_meta = 0;
     for (const cJSON *v = root->child; v; v = v->next) {
         const char *name = v->string ? v->string : "";
         char shown[ST_NAME_SHOWN];
         st_shown(name, shown, sizeof shown);
         if (strcmp(name, "__metadata__") == 0) {
-            if (seen_meta++) {
-                s = st_fail(&e, WGNN_ERR_FORMAT, "\"__metadata__\" appears twice");
-                goto cleanup;
-            }
             s = st_check_metadata(&e, v);
             if (s != WGNN_OK)
                 goto cleanup;
@@ -432,12 +422,9 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
         s = st_parse_entry(&e, v, shown, data_len, &t, &spans[n_spans]);
         if (s != WGNN_OK)
             goto cleanup;
-        if (wgnn__st_find(st, name) != NULL) {
-            const wgnn__st_tensor *o = wgnn__st_find(st, name);
-            if (strcmp(o->file, file) == 0)
-                s = st_fail(&e, WGNN_ERR_FORMAT, "tensor '%s' appears twice in the header", shown);
-            else
-                s = st_fail(&e, WGNN_ERR_FORMAT, "tensor '%s' is also in %s", shown, o->file);
+        const wgnn__st_tensor *o = wgnn__st_find(st, name); /* in an earlier shard: twice in one header was refused */
+        if (o != NULL) {
+            s = st_fail(&e, WGNN_ERR_FORMAT, "tensor '%s' is also in %s", shown, o->file);
             goto cleanup;
         }
         if (!st_reserve(st) || (t.name = strdup(name)) == NULL) {
@@ -491,7 +478,7 @@ static wgnn_status st_parse_into(wgnn__st *st, const unsigned char *b, size_t le
 
 cleanup:
     free(spans);
-    cJSON_Delete(root);
+    wgnn__json_free(&j);
     return s;
 }
 
