@@ -112,7 +112,12 @@ struct wgnn_context {
                               (the GPU's expected end less a margin), then poll a while (gpu/error.c); 0 none */
     wgnn__knobs knobs;
 
-    atomic_int busy;               /* a public call is running (threads: see wgnn.h) */
+    /* One thread at a time (wgnn.h): the thread inside a public call (its
+     * tag's address, 0 when none) and how deep; calls that make other
+     * public calls (a model's encode, an LM's generate) hold it throughout,
+     * their inner calls entering again on the same thread (gpu/error.c). */
+    _Atomic uintptr_t owner;
+    int depth;
     wgnn_status health;            /* sticky: device lost or uncaptured error */
     char health_msg[WGNN__ERR_LEN];
     char err[WGNN__ERR_LEN];

@@ -14,6 +14,7 @@
 #include "internal.h" /* the context's copy of the device limits */
 #include "testutil.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,42 @@ static int call_back_in(void *user, int32_t id) {
     return 0;
 }
 
+/* Another thread calling while wgnn_lm_generate runs (here from on_token,
+ * so that the overlap is certain): every call refused with WGNN_ERR_BUSY,
+ * the context's message untouched; this thread's own calls go through. */
+typedef struct other_thread {
+    wgnn_context *ctx;
+    wgnn_lm *lm;
+    int n;
+    wgnn_status sync, fwd, create, own_sync;
+    int msg_kept;
+} other_thread;
+
+static void *other_calls(void *user) {
+    other_thread *o = user;
+    char before[256];
+    snprintf(before, sizeof before, "%s", wgnn_context_error(o->ctx));
+    int32_t x[2] = {3, 4};
+    o->sync = wgnn_context_sync(o->ctx);
+    o->fwd = wgnn_lm_forward(o->lm, x, 2, 0, NULL);
+    wgnn_tensor *t = NULL;
+    o->create = wgnn_tensor_create(o->ctx, WGNN_F32, 1, (const int64_t[]){4}, &t);
+    wgnn_tensor_destroy(t);
+    o->msg_kept = strcmp(before, wgnn_context_error(o->ctx)) == 0;
+    return NULL;
+}
+
+static int call_from_thread(void *user, int32_t id) {
+    other_thread *o = user;
+    (void)id;
+    if (++o->n == 2) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, other_calls, o) == 0) pthread_join(t, NULL);
+        o->own_sync = wgnn_context_sync(o->ctx);
+    }
+    return 0;
+}
+
 static int on_tok_count(void *user, int32_t id) {
     reenter *r = user;
     if (r->n < 8) r->ids[r->n] = id;
@@ -271,6 +308,17 @@ static void test_bad_calls(wgnn_context *ctx, wgnn_lm *lm) {
               "calls into the lm from on_token refused: %d %d %d", (int)gs, (int)inside.fwd, (int)inside.gen);
         CHECK(plain.n == 6 && inside.n == 6 && memcmp(plain.ids, inside.ids, sizeof plain.ids) == 0,
               "the generation around them unchanged (%d, %d ids)", plain.n, inside.n);
+        other_thread ot = {ctx, lm, 0, WGNN_OK, WGNN_OK, WGNN_OK, WGNN_ERR_GPU, 0};
+        reenter after = {lm, 0, WGNN_OK, WGNN_OK, {0}};
+        gs = wgnn_lm_generate(lm, p, 3, &go, call_from_thread, &ot, NULL);
+        wgnn_lm_generate(lm, p, 3, &go, on_tok_count, &after, NULL);
+        CHECK(gs == WGNN_OK && ot.sync == WGNN_ERR_BUSY && ot.fwd == WGNN_ERR_BUSY && ot.create == WGNN_ERR_BUSY &&
+                  ot.msg_kept && ot.own_sync == WGNN_OK,
+              "another thread's calls during a generation refused, message kept, this thread's own go through: "
+              "%d / %d %d %d %d %d", (int)gs, (int)ot.sync, (int)ot.fwd, (int)ot.create, ot.msg_kept,
+              (int)ot.own_sync);
+        CHECK(after.n == 6 && memcmp(plain.ids, after.ids, sizeof plain.ids) == 0,
+              "and the next generation unchanged (%d ids)", after.n);
         int32_t one = 1;
         CHECK(wgnn_lm_forward(lm, &one, 1, -1, NULL) == WGNN_ERR_INVALID_ARGUMENT &&
                   strstr(wgnn_context_error(ctx), "pos0 -1 must be >= 0"),

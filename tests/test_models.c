@@ -348,6 +348,9 @@ static void broken_folders(wgnn_context *ctx) {
         CHECK(wgnn_model_encode(m, px, 0, 32, 32, 0) == WGNN_ERR_INVALID_ARGUMENT, "batch 0");
         wgnn_desc d;
         CHECK(wgnn_model_output_desc(m, WGNN_MODEL_LAST_HIDDEN_STATE, &d) != WGNN_OK, "no output before encode");
+        CHECK(wgnn_model_read_output(m, WGNN_MODEL_LAST_HIDDEN_STATE, px, sizeof px) == WGNN_ERR_INVALID_ARGUMENT &&
+                  strstr(wgnn_context_error(ctx), "wgnn_model_read_output: nothing encoded yet"),
+              "read before encode names the call: %s", wgnn_context_error(ctx));
         CHECK(wgnn_model_encode(m, px, 1, 32, 32, 0) == WGNN_OK, "encode zeros");
         float small[4];
         CHECK(wgnn_model_read_output(m, WGNN_MODEL_LAST_HIDDEN_STATE, small, sizeof small) != WGNN_OK,

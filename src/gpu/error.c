@@ -87,15 +87,25 @@ WGPUStringView wgnn__sv(const char *s) {
 
 /* ---- one thread at a time ------------------------------------------------ */
 
+/* A thread's tag: its address tells the threads apart. */
+static _Thread_local char thread_tag;
+
 wgnn_status wgnn__enter(wgnn_context *ctx) {
     if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
-    int idle = 0;
-    if (!atomic_compare_exchange_strong(&ctx->busy, &idle, 1)) return WGNN_ERR_BUSY;
+    uintptr_t me = (uintptr_t)&thread_tag, idle = 0;
+    /* only this thread stores its own tag, so reading it back means this
+     * thread is inside an outer call (depth is then this thread's alone) */
+    if (atomic_load(&ctx->owner) == me) {
+        ctx->depth++;
+        return WGNN_OK;
+    }
+    if (!atomic_compare_exchange_strong(&ctx->owner, &idle, me)) return WGNN_ERR_BUSY;
+    ctx->depth = 1;
     return WGNN_OK;
 }
 
 wgnn_status wgnn__leave(wgnn_context *ctx, wgnn_status s) {
-    atomic_store(&ctx->busy, 0);
+    if (--ctx->depth == 0) atomic_store(&ctx->owner, (uintptr_t)0);
     return s;
 }
 

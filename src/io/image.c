@@ -25,7 +25,6 @@
 #include "io/json.h" /* wgnn__json_parse */
 
 #include <cjson/cJSON.h>
-#include <stb/stb_image.h>
 
 #include <float.h>
 #include <limits.h>
@@ -290,8 +289,8 @@ wgnn_status wgnn__image_decode(const void *buf, size_t len, const char *label, w
         return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label,
                           "bad JPEG huffman tables (more than 256 codes, or a scan using an undefined table)");
     int w = 0, h = 0, comp = 0;
-    if (!stbi_info_from_memory(p, (int)len, &w, &h, &comp)) {
-        const char *why = stbi_failure_reason();
+    if (!wgnn__stb_info(p, (int)len, &w, &h, &comp)) {
+        const char *why = wgnn__stb_failure_reason();
         return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label, "bad %s header (%s)", kind,
                           why ? why : "unknown reason");
     }
@@ -299,17 +298,17 @@ wgnn_status wgnn__image_decode(const void *buf, size_t len, const char *label, w
     if (s != WGNN_OK)
         return s;
 
-    int dw = 0, dh = 0, dcomp = 0;
+    int dw = 0, dh = 0;
     /* 16-bit PNGs come back as 8-bit (the high byte, as PIL does for RGB;
      * PIL clamps 16-bit grey instead, which is rare and left as is). */
-    unsigned char *rgb = stbi_load_from_memory(p, (int)len, &dw, &dh, &dcomp, 3);
+    unsigned char *rgb = wgnn__stb_load_rgb(p, (int)len, &dw, &dh);
     if (rgb == NULL) {
-        const char *why = stbi_failure_reason();
+        const char *why = wgnn__stb_failure_reason();
         return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label, "cannot decode %s (%s)", kind,
                           why ? why : "unknown reason");
     }
     if (dw != w || dh != h) { /* stbi_info and the decoder disagree: refuse */
-        stbi_image_free(rgb);
+        wgnn__stb_free(rgb);
         return image_fail(err, err_len, WGNN_ERR_FORMAT, "image", label, "inconsistent %s header (%d x %d, then %d x %d)",
                           kind, w, h, dw, dh);
     }

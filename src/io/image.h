@@ -68,4 +68,12 @@ wgnn_status wgnn__image_preprocess(const wgnn__image *img, const wgnn__preproc *
 wgnn_status wgnn__image_resize(const wgnn__image *src, int w, int h, int resample, wgnn__image *out, char *err,
                                size_t err_len);
 
+/* stb_image, kept static in src/io/image_stb.c (no stbi_* symbol leaves the
+ * library): the header's size, an 8-bit RGB decode (free with
+ * wgnn__stb_free), and the reason for the last failure. */
+int wgnn__stb_info(const unsigned char *p, int len, int *w, int *h, int *comp);
+unsigned char *wgnn__stb_load_rgb(const unsigned char *p, int len, int *w, int *h);
+const char *wgnn__stb_failure_reason(void);
+void wgnn__stb_free(unsigned char *rgb);
+
 #endif /* WGNN_IO_IMAGE_H */

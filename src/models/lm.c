@@ -13,7 +13,7 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-wgnn_status wgnn_lm_load(wgnn_context *ctx, const char *dir, const wgnn_lm_options *opts, wgnn_lm **out) {
+static wgnn_status lm_load_locked(wgnn_context *ctx, const char *dir, const wgnn_lm_options *opts, wgnn_lm **out) {
     if (!out) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_lm_load: out is NULL");
     *out = NULL;
     if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
@@ -67,6 +67,16 @@ wgnn_status wgnn_lm_load(wgnn_context *ctx, const char *dir, const wgnn_lm_optio
     }
     *out = lm;
     return WGNN_OK;
+}
+
+/* The public calls that make other public calls (loads, forward, generate)
+ * hold the context throughout: the inner calls enter again on this thread,
+ * and another thread is refused (WGNN_ERR_BUSY) until the outer one returns,
+ * as wgnn.h promises (gpu/error.c). */
+wgnn_status wgnn_lm_load(wgnn_context *ctx, const char *dir, const wgnn_lm_options *opts, wgnn_lm **out) {
+    if (!ctx) return lm_load_locked(ctx, dir, opts, out); /* its messages for NULL arguments */
+    wgnn_status s = wgnn__enter(ctx);
+    return s == WGNN_OK ? wgnn__leave(ctx, lm_load_locked(ctx, dir, opts, out)) : s;
 }
 
 static void mat_free(wgnn__lm_mat *m) {
@@ -193,7 +203,7 @@ static wgnn_status check_idle(wgnn_lm *lm, const char *fn) {
                      "the model's KV cache; call it after wgnn_lm_generate returns", fn);
 }
 
-wgnn_status wgnn_lm_forward(wgnn_lm *lm, const int32_t *ids, int n, int pos0, float *logits) {
+static wgnn_status lm_forward_locked(wgnn_lm *lm, const int32_t *ids, int n, int pos0, float *logits) {
     if (!lm) return WGNN_ERR_INVALID_ARGUMENT;
     wgnn_status s = check_idle(lm, "wgnn_lm_forward");
     if (s == WGNN_OK) s = check_ids(lm, "wgnn_lm_forward", ids, n, pos0);
@@ -203,6 +213,12 @@ wgnn_status wgnn_lm_forward(wgnn_lm *lm, const int32_t *ids, int n, int pos0, fl
     if (s == WGNN_OK && logits)
         s = wgnn_graph_read_output(g->g, g->out, logits, (size_t)n * (size_t)lm->info.vocab_size * sizeof *logits);
     return s;
+}
+
+wgnn_status wgnn_lm_forward(wgnn_lm *lm, const int32_t *ids, int n, int pos0, float *logits) {
+    if (!lm) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(lm->ctx);
+    return s == WGNN_OK ? wgnn__leave(lm->ctx, lm_forward_locked(lm, ids, n, pos0, logits)) : s;
 }
 
 static bool is_eos(const wgnn_lm *lm, int32_t id) {
@@ -234,18 +250,22 @@ static float next_u(uint64_t *st) {
 static wgnn_status lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, const wgnn_lm_generate_options *opts,
                                wgnn_lm_token_fn on_token, void *user, wgnn_lm_stats *stats);
 
+/* Held for the whole generation, on_token's calls included: another
+ * thread is refused until it returns. */
 wgnn_status wgnn_lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, const wgnn_lm_generate_options *opts,
                              wgnn_lm_token_fn on_token, void *user, wgnn_lm_stats *stats) {
     if (!lm) return WGNN_ERR_INVALID_ARGUMENT;
-    wgnn_status s = check_idle(lm, "wgnn_lm_generate");
+    wgnn_status s = wgnn__enter(lm->ctx);
+    if (s != WGNN_OK) return s;
+    s = check_idle(lm, "wgnn_lm_generate");
     if (s != WGNN_OK) {
         if (stats) memset(stats, 0, sizeof *stats);
-        return s;
+        return wgnn__leave(lm->ctx, s);
     }
     lm->generating = true;
     s = lm_generate(lm, prompt, n_prompt, opts, on_token, user, stats);
     lm->generating = false;
-    return s;
+    return wgnn__leave(lm->ctx, s);
 }
 
 static wgnn_status lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt, const wgnn_lm_generate_options *opts,

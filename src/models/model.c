@@ -256,7 +256,7 @@ static wgnn_status find_prefix(wgnn_model *m, const wgnn__st *st) {
 
 /* ---- public API --------------------------------------------------------------- */
 
-wgnn_status wgnn_model_load(wgnn_context *ctx, const char *dir, const wgnn_model_options *opts, wgnn_model **out) {
+static wgnn_status model_load_locked(wgnn_context *ctx, const char *dir, const wgnn_model_options *opts, wgnn_model **out) {
     if (!out) return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_model_load: out is NULL");
     *out = NULL;
     if (!ctx) return WGNN_ERR_INVALID_ARGUMENT;
@@ -294,6 +294,14 @@ wgnn_status wgnn_model_load(wgnn_context *ctx, const char *dir, const wgnn_model
     }
     *out = m;
     return WGNN_OK;
+}
+
+/* The public calls that make other public calls hold the context
+ * throughout (as lm.c's): another thread is refused until they return. */
+wgnn_status wgnn_model_load(wgnn_context *ctx, const char *dir, const wgnn_model_options *opts, wgnn_model **out) {
+    if (!ctx) return model_load_locked(ctx, dir, opts, out); /* its messages for NULL arguments */
+    wgnn_status s = wgnn__enter(ctx);
+    return s == WGNN_OK ? wgnn__leave(ctx, model_load_locked(ctx, dir, opts, out)) : s;
 }
 
 void wgnn_model_destroy(wgnn_model *m) {
@@ -361,7 +369,7 @@ static wgnn_status prepare(wgnn_model *m, const float *pixel_values, int64_t bat
     return wgnn_graph_set_input(m->g, m->v_in, pixel_values, (size_t)bytes);
 }
 
-wgnn_status wgnn_model_encode(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height, int64_t width,
+static wgnn_status model_encode_locked(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height, int64_t width,
                               int profile) {
     if (!m) return WGNN_ERR_INVALID_ARGUMENT;
     if (m->inflight > 0)
@@ -374,7 +382,14 @@ wgnn_status wgnn_model_encode(wgnn_model *m, const float *pixel_values, int64_t 
     return s;
 }
 
-wgnn_status wgnn_model_encode_submit(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height,
+wgnn_status wgnn_model_encode(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height, int64_t width,
+                              int profile) {
+    if (!m) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(m->ctx);
+    return s == WGNN_OK ? wgnn__leave(m->ctx, model_encode_locked(m, pixel_values, batch, height, width, profile)) : s;
+}
+
+static wgnn_status model_encode_submit_locked(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height,
                                      int64_t width) {
     if (!m) return WGNN_ERR_INVALID_ARGUMENT;
     if (m->inflight >= 2)
@@ -389,7 +404,14 @@ wgnn_status wgnn_model_encode_submit(wgnn_model *m, const float *pixel_values, i
     return s;
 }
 
-wgnn_status wgnn_model_encode_fetch(wgnn_model *m, float *last_hidden_state, size_t bytes, float *pooler_output,
+wgnn_status wgnn_model_encode_submit(wgnn_model *m, const float *pixel_values, int64_t batch, int64_t height,
+                                     int64_t width) {
+    if (!m) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(m->ctx);
+    return s == WGNN_OK ? wgnn__leave(m->ctx, model_encode_submit_locked(m, pixel_values, batch, height, width)) : s;
+}
+
+static wgnn_status model_encode_fetch_locked(wgnn_model *m, float *last_hidden_state, size_t bytes, float *pooler_output,
                                     size_t pooled_bytes) {
     if (!m) return WGNN_ERR_INVALID_ARGUMENT;
     if (m->inflight == 0)
@@ -420,25 +442,37 @@ wgnn_status wgnn_model_encode_fetch(wgnn_model *m, float *last_hidden_state, siz
     return wgnn__graph_fetch_n(m->g, slot, m->v_pool >= 0 ? 2 : 1, dst, len);
 }
 
+wgnn_status wgnn_model_encode_fetch(wgnn_model *m, float *last_hidden_state, size_t bytes, float *pooler_output,
+                                    size_t pooled_bytes) {
+    if (!m) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(m->ctx);
+    return s == WGNN_OK ? wgnn__leave(m->ctx, model_encode_fetch_locked(m, last_hidden_state, bytes, pooler_output, pooled_bytes)) : s;
+}
+
 static wgnn_value output_value(const wgnn_model *m, wgnn_model_output which) {
     if (which == WGNN_MODEL_LAST_HIDDEN_STATE) return m->v_last;
     if (which == WGNN_MODEL_POOLER_OUTPUT) return m->v_pool;
     return -1;
 }
 
-wgnn_status wgnn_model_output_desc(const wgnn_model *m, wgnn_model_output which, wgnn_desc *out) {
-    if (!m || !out) return WGNN_ERR_INVALID_ARGUMENT;
+/* fn: the public function, for messages */
+static wgnn_status output_desc(const wgnn_model *m, wgnn_model_output which, wgnn_desc *out, const char *fn) {
     if (which != WGNN_MODEL_LAST_HIDDEN_STATE && which != WGNN_MODEL_POOLER_OUTPUT)
-        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_model_output_desc: unknown output %d", (int)which);
+        return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: unknown output %d", fn, (int)which);
     if (which == WGNN_MODEL_POOLER_OUTPUT && !m->info.has_pooler)
-        return wgnn__err(m->ctx, WGNN_ERR_UNSUPPORTED, "%s: this model has no pooler output", m->dir);
-    if (!m->g) return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT, "wgnn_model_output_desc: nothing encoded yet");
+        return wgnn__err(m->ctx, WGNN_ERR_UNSUPPORTED, "%s: %s: this model has no pooler output", fn, m->dir);
+    if (!m->g) return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT, "%s: nothing encoded yet", fn);
     return wgnn_graph_desc(m->g, output_value(m, which), out);
 }
 
-wgnn_status wgnn_model_read_output(wgnn_model *m, wgnn_model_output which, float *data, size_t bytes) {
+wgnn_status wgnn_model_output_desc(const wgnn_model *m, wgnn_model_output which, wgnn_desc *out) {
+    if (!m || !out) return WGNN_ERR_INVALID_ARGUMENT;
+    return output_desc(m, which, out, "wgnn_model_output_desc");
+}
+
+static wgnn_status model_read_output_locked(wgnn_model *m, wgnn_model_output which, float *data, size_t bytes) {
     wgnn_desc d;
-    wgnn_status s = wgnn_model_output_desc(m, which, &d);
+    wgnn_status s = output_desc(m, which, &d, "wgnn_model_read_output");
     if (s != WGNN_OK) return s;
     if (m->inflight > 0) /* which run's output it would be is not the caller's to guess */
         return wgnn__err(m->ctx, WGNN_ERR_INVALID_ARGUMENT,
@@ -446,6 +480,12 @@ wgnn_status wgnn_model_read_output(wgnn_model *m, wgnn_model_output which, float
                          "come with wgnn_model_encode_fetch",
                          m->inflight, m->inflight > 1 ? "s" : "");
     return wgnn_graph_read_output(m->g, output_value(m, which), data, bytes);
+}
+
+wgnn_status wgnn_model_read_output(wgnn_model *m, wgnn_model_output which, float *data, size_t bytes) {
+    if (!m) return WGNN_ERR_INVALID_ARGUMENT;
+    wgnn_status s = wgnn__enter(m->ctx);
+    return s == WGNN_OK ? wgnn__leave(m->ctx, model_read_output_locked(m, which, data, bytes)) : s;
 }
 
 wgnn_graph *wgnn_model_graph(wgnn_model *m) { return m ? m->g : NULL; }
