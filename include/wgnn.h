@@ -31,7 +31,9 @@
  *     Use one context per thread, or serialise calls on a shared context
  *     yourself. A call made while another thread is inside a call on the
  *     same context fails with WGNN_ERR_BUSY and changes nothing (the context's
- *     message is not updated); it never returns a wrong result. Tensors of
+ *     message is not updated); it never returns a wrong result. A call made of
+ *     others (a model's load or encode, an LM's forward or generate, its
+ *     on_token included) holds the context until it returns. Tensors of
  *     different contexts cannot be mixed. The functions that need no context
  *     (.npy I/O, wgnn_op_shapes, wgnn_op_ref, the references) are
  *     thread-safe.

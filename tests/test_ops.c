@@ -521,6 +521,18 @@ static void test_table(void) {
     CHECK(wgnn_op_shapes("no_such_op", &d, 1, NULL, 0, o, 4, &no, err, sizeof err) == WGNN_ERR_INVALID_ARGUMENT &&
               strstr(err, "no_such_op"),
           "unknown op named: %s", err);
+    /* sizes near 2^63: refused before any shape arithmetic could overflow */
+    const char *split[1] = {"split_sizes=1,9223372036854775807"};
+    CHECK(wgnn_op_shapes("split_with_sizes", &d, 1, split, 1, o, 4, &no, err, sizeof err) ==
+                  WGNN_ERR_INVALID_ARGUMENT && strstr(err, "they pass it"),
+          "split sizes summing past 2^63: %s", err);
+    wgnn_desc big[2] = {{WGNN_F32, 1, {INT64_MAX}}, {WGNN_F32, 1, {1}}};
+    CHECK(wgnn_op_shapes("cat", big, 2, NULL, 0, o, 4, &no, err, sizeof err) == WGNN_ERR_LIMIT &&
+              strstr(err, "input 0 has more than 2^50 elements"),
+          "cat of a 2^63-element input: %s", err);
+    wgnn_desc mm[2] = {{WGNN_F32, 3, {INT64_MAX, 1, 4}}, {WGNN_F32, 3, {1, 4, 1}}};
+    CHECK(wgnn_op_shapes("matmul", mm, 2, NULL, 0, o, 4, &no, err, sizeof err) == WGNN_ERR_LIMIT,
+          "matmul of a 2^63-row input: %s", err);
 }
 
 /* FNV-1a of a case's op, inputs and arguments: each case's random data

@@ -242,6 +242,12 @@ static wgnn_status prepare(const char *name, const wgnn_desc *in, int n_in, cons
             return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
                                   "input %d has an unknown dtype, a rank outside 0..%d or a dim < 1", i,
                                   WGNN_MAX_RANK);
+        /* as outputs below: the shape checks then add and multiply dims
+         * without overflow */
+        uint64_t numel = 1;
+        for (int d = 0; d < in[i].rank; d++)
+            if (!wgnn__mul_u64(numel, (uint64_t)in[i].dims[d], &numel) || numel > (1ull << 50))
+                return wgnn__node_err(n, WGNN_ERR_LIMIT, "input %d has more than 2^50 elements", i);
         n->in[i] = in[i];
     }
     n->n_in = n_in;

@@ -446,8 +446,11 @@ static wgnn_status check_split(wgnn__node *n) {
             return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
                                   "split_sizes[%d] = 0: PyTorch gives a 0-size piece, which wgnn tensors cannot have",
                                   i);
+        if (sz->i[i] > x->dims[dim] - sum) { /* sum + size would pass dim (and may not fit 64 bits) */
+            sum = x->dims[dim] + 1;
+            break;
+        }
         sum += sz->i[i];
-        if (sum > x->dims[dim]) break;
     }
     if (sum != x->dims[dim])
         return wgnn__node_err(n, WGNN_ERR_INVALID_ARGUMENT,
