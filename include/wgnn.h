@@ -696,7 +696,8 @@ wgnn_graph *wgnn_lm_graph(wgnn_lm *lm, int which);
  * As GPT-2, Llama 3, Qwen2 and Qwen3 ship it: model BPE (vocab, merges),
  * added / special tokens (matched in the raw text first, longest first),
  * normalizer NFC, pre-tokenizer ByteLevel or a Sequence of Split regexes
- * (PCRE2, Unicode classes) ending in ByteLevel, ByteLevel decoding. Anything
+ * (PCRE2, Unicode classes; \s is Unicode's White_Space as in Hugging Face's
+ * Oniguruma, and \C is refused) ending in ByteLevel, ByteLevel decoding. Anything
  * else is refused at load with a message naming the key. Encoding adds no
  * BOS / EOS (post_processor, truncation and padding are not applied). Text
  * must be valid UTF-8. Checked against the `tokenizers` library's ids and

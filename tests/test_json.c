@@ -176,6 +176,24 @@ static void test_parse_errors(void)
     /* a NUL escape would cut a C string short: "model\u0000x" read as "model" */
     expect_parse_err("NUL in a value", "{\"a\": 1,\n \"f\": \"model\\u0000.bin\"}", "\\u0000 (a NUL character) at line 2, column 13");
     expect_parse_err("NUL in a key", "{\"a\\u0000b\": 1}", "NUL");
+    /* raw control characters in strings (JSON wants them escaped) and bytes
+     * that are not UTF-8 anywhere: Hugging Face's readers refuse both */
+    expect_parse_err("raw tab in a string", "{\"a\": \"x\ty\"}", "raw control character 0x09 at line 1, column 9");
+    expect_parse_err("raw control after an escaped quote", "{\"a\": \"\\\"\x01\"}", "raw control character 0x01");
+    expect_parse_err("invalid UTF-8 in a value", "{\"a\": \"\xff\"}", "not valid UTF-8 at line 1, column 8 (byte 0xff)");
+    expect_parse_err("a lone continuation in a key", "{\"\x9f\x98\x80\": 1}", "not valid UTF-8");
+    expect_parse_err("a UTF-8 surrogate", "{\"a\": \"\xed\xa0\x80\"}", "not valid UTF-8");
+    {
+        wgnn__json j;
+        char e[256];
+        const char raw_nul[] = "{\"a\": \"<|end\0oftext|>\"}";
+        CHECK(wgnn__json_parse(raw_nul, sizeof raw_nul - 1, "x.json", &j, e, sizeof e) == WGNN_ERR_FORMAT &&
+                  strstr(e, "raw control character 0x00"),
+              "a raw NUL in a string: %s", e);
+        const char *ok = "{\"a\": \"caf\xc3\xa9 \xf0\x9f\x98\x80\",\n\t\"b\": 1}";
+        CHECK(wgnn__json_parse(ok, strlen(ok), "x.json", &j, e, sizeof e) == WGNN_OK, "UTF-8 and whitespace: %s", e);
+        wgnn__json_free(&j);
+    }
     {
         wgnn__json j;
         char e[256];

@@ -242,7 +242,7 @@ static void test_qwen2_split(void)
     /* pieces (derived by hand, alternative by alternative) and decoys */
     const char *extra[] = {"'m", "HE", "\xE2\x80\x99S", "'S", "you", "'re", "  ", " b", "\n\n", "\tz", "\xE4\xBD\xA0\xE5\xA5\xBD\xE4\xB8\x96\xE7\x95\x8C",
                            "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E", "hi", " \xF0\x9F\x98\x80!", " caf\xC3\xA9", "user", "12", " 1", "I'm", "   ", "a ", " \n", "\n\ny", "\xF0\x9F\x98\x80", "123", "HE'S",
-                           "caf\xC3\xA9", " cafe", "lo", NULL};
+                           "caf\xC3\xA9", " cafe", "lo", " \xE1\xA0\x8E", NULL};
     spec s = {extra, NULL, NULL, "{\"type\":\"NFC\"}",
               "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":\"" QWEN2_REGEX
               "\"},\"behavior\":\"Isolated\",\"invert\":false},"
@@ -268,6 +268,11 @@ static void test_qwen2_split(void)
     /* an emoji is no letter: " ?[^\s\p{L}\p{N}]+" takes space, emoji and "!" */
     expect_pieces(t, &s, "hi \xF0\x9F\x98\x80!", (const char *[]){"hi", " \xF0\x9F\x98\x80!", NULL});
     expect_pieces(t, &s, "hi caf\xC3\xA9", (const char *[]){"hi", " caf\xC3\xA9", NULL});
+    /* U+180E is no White_Space (Unicode 6.3 on, Oniguruma's \s): " ?[^\s\p{L}\p{N}]+" takes it
+     * with the space before it, as Hugging Face does (PCRE2's own \s would split " ", U+180E b) */
+    expect_pieces(t, &s, "a \xE1\xA0\x8E" "b", (const char *[]){"a", " \xE1\xA0\x8E", "b", NULL});
+    /* the White_Space that is: U+3000 and U+00A0 stay with the run of spaces */
+    expect_pieces(t, &s, "a\xE3\x80\x80 b", (const char *[]){"a", "\xE3\x80\x80", " b", NULL});
     /* NFC: e + U+0301 becomes U+00E9 before splitting */
     expect_pieces(t, &s, "hi cafe\xCC\x81", (const char *[]){"hi", " caf\xC3\xA9", NULL});
     round_trip(t, "hi cafe\xCC\x81 a   b\n\n\xF0\x9F\x98\x80 I'm", "hi caf\xC3\xA9 a   b\n\n\xF0\x9F\x98\x80 I'm");
@@ -424,6 +429,21 @@ static void test_hostile(void)
                 "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"pre_tokenizer\":{\"type\":\"Sequence\","
                 "\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":\"(a\"},\"behavior\":\"Isolated\"}," BL "]}}",
                 WGNN_ERR_FORMAT, "pre_tokenizer.pretokenizers[0]: cannot compile");
+    expect_fail("bad regex after a \\s (the offset as written)",
+                "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"pre_tokenizer\":{\"type\":\"Sequence\","
+                "\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\s+(a\"},\"behavior\":\"Isolated\"}," BL "]}}",
+                WGNN_ERR_FORMAT, "cannot compile the pattern at offset 5");
+    /* \C matches one byte, cutting characters apart (Oniguruma has no such escape) */
+    expect_fail("\\C in a Split",
+                "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"pre_tokenizer\":{\"type\":\"Sequence\","
+                "\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\C\"},\"behavior\":\"Isolated\"}," BL "]}}",
+                WGNN_ERR_FORMAT, "pre_tokenizer.pretokenizers[0]: cannot compile");
+    /* strings that are not UTF-8 (an added token of one continuation byte
+     * matched inside a character of the text): refused by the JSON reader */
+    expect_fail("added token not UTF-8",
+                "{\"added_tokens\":[{\"id\":1,\"content\":\"\xa9\",\"special\":true}],"
+                "\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}}}",
+                WGNN_ERR_FORMAT, "not valid UTF-8");
     expect_fail("ByteLevel first",
                 "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"pre_tokenizer\":{\"type\":\"Sequence\","
                 "\"pretokenizers\":[" BL ",{\"type\":\"Split\",\"pattern\":{\"Regex\":\"a\"},\"behavior\":\"Isolated\"}]}}",

@@ -10,6 +10,8 @@
 #include "io/file.h"
 #include "io/json.h"
 
+#include <utf8proc.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -101,15 +103,37 @@ const char *wgnn__json_dup_key(const cJSON *v, bool *oom)
     return NULL;
 }
 
-size_t wgnn__json_nul_at(const char *text, size_t len)
+size_t wgnn__json_bad_at(const char *text, size_t len, wgnn__json_bad *why)
 {
-    /* valid JSON has backslashes only inside strings, each starting an
-     * escape: \uXXXX, or a backslash and one character */
-    for (size_t i = 0; i + 1 < len; i++) {
-        if (text[i] != '\\')
+    /* text is JSON as cJSON parsed it: backslashes only inside strings,
+     * each starting an escape (\uXXXX, or a backslash and one character) */
+    bool in_str = false;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)text[i];
+        if (c >= 0x80) {
+            utf8proc_int32_t cp;
+            utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)text + i, (utf8proc_ssize_t)(len - i), &cp);
+            if (k <= 0) {
+                *why = WGNN__JSON_BAD_UTF8;
+                return i;
+            }
+            i += (size_t)k;
             continue;
-        if (text[i + 1] == 'u' && i + 6 <= len && memcmp(text + i + 2, "0000", 4) == 0)
+        }
+        if (in_str && c == '\\') {
+            if (i + 6 <= len && text[i + 1] == 'u' && memcmp(text + i + 2, "0000", 4) == 0) {
+                *why = WGNN__JSON_BAD_NUL;
+                return i;
+            }
+            i += 2;
+            continue;
+        }
+        if (in_str && c < 0x20) {
+            *why = WGNN__JSON_BAD_CONTROL;
             return i;
+        }
+        if (c == '"')
+            in_str = !in_str;
         i++;
     }
     return (size_t)-1;
@@ -145,14 +169,22 @@ wgnn_status wgnn__json_parse(const char *text, size_t len, const char *label, wg
                              line, col);
         }
     }
-    size_t nul = wgnn__json_nul_at(text, len);
-    if (nul != (size_t)-1) {
+    wgnn__json_bad why;
+    size_t bad = wgnn__json_bad_at(text, len, &why);
+    if (bad != (size_t)-1) {
         int line, col;
-        json_line_col(text, nul, &line, &col);
+        json_line_col(text, bad, &line, &col);
         cJSON_Delete(root);
-        return json_fail(err, err_len, out->label,
-                         "a string holds \\u0000 (a NUL character) at line %d, column %d, which would cut it short",
-                         line, col);
+        if (why == WGNN__JSON_BAD_NUL)
+            return json_fail(err, err_len, out->label,
+                             "a string holds \\u0000 (a NUL character) at line %d, column %d, which would cut it short",
+                             line, col);
+        if (why == WGNN__JSON_BAD_CONTROL)
+            return json_fail(err, err_len, out->label,
+                             "a string holds the raw control character 0x%02x at line %d, column %d (JSON wants it "
+                             "escaped)", (unsigned char)text[bad], line, col);
+        return json_fail(err, err_len, out->label, "not valid UTF-8 at line %d, column %d (byte 0x%02x)", line, col,
+                         (unsigned char)text[bad]);
     }
     bool oom = false;
     const char *dup = wgnn__json_dup_key(root, &oom);

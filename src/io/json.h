@@ -27,11 +27,16 @@ wgnn_status wgnn__json_load(const char *path, size_t max_bytes, wgnn__json *out,
  * last; wgnn__json_parse refuses such files). *oom on a failed allocation.
  * Recursion is bounded by cJSON's nesting limit. */
 const char *wgnn__json_dup_key(const cJSON *v, bool *oom);
-/* The offset in text (valid JSON, as cJSON parsed it) of the first \u0000
- * escape in a string, or (size_t)-1. cJSON keeps strings NUL-terminated, so
- * such a string would be cut short without a word ("a\u0000b" read as "a"):
- * every JSON reader here refuses it. */
-size_t wgnn__json_nul_at(const char *text, size_t len);
+/* What every JSON reader here refuses that cJSON takes: a \u0000 escape in
+ * a string (cJSON keeps strings NUL-terminated, so "a\u0000b" would be read
+ * as "a" without a word), a raw control character (< 0x20) in a string
+ * (JSON wants it escaped; a raw NUL would cut the string short the same
+ * way), and bytes that are not UTF-8 (JSON text is UTF-8, and Hugging
+ * Face's readers refuse anything else). */
+typedef enum wgnn__json_bad { WGNN__JSON_BAD_NUL, WGNN__JSON_BAD_CONTROL, WGNN__JSON_BAD_UTF8 } wgnn__json_bad;
+/* The offset in text (JSON as cJSON parsed it) of the first such thing, and
+ * *why; or (size_t)-1. */
+size_t wgnn__json_bad_at(const char *text, size_t len, wgnn__json_bad *why);
 wgnn_status wgnn__json_parse(const char *text, size_t len, const char *label, wgnn__json *out, char *err,
                              size_t err_len);
 void wgnn__json_free(wgnn__json *j);

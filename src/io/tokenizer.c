@@ -170,13 +170,106 @@ static wgnn_status get_bool(tok_load *L, const cJSON *o, const char *where, cons
     return WGNN_OK;
 }
 
+/* Unicode's White_Space property, which \s is in Hugging Face's regex
+ * engine (Oniguruma), as the inside of a character class. PCRE2's \s with
+ * PCRE2_UCP also takes U+180E (MONGOLIAN VOWEL SEPARATOR, White_Space
+ * until Unicode 6.3), which would split text where Hugging Face does not. */
+#define TOK_WHITE_SPACE "\\t-\\r \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}"
+
+/* pat with \s written as TOK_WHITE_SPACE: "[...]" outside a class, the
+ * list inside one; \S outside a class as "[^...]" (inside one it stays:
+ * there is no way to write a negated list there, and such patterns are
+ * rare). \Q...\E and POSIX [:name:] are passed over. malloc'd, or NULL. */
+static char *ws_rewrite(const char *pat, size_t len)
+{
+    size_t n_ws = 0;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (pat[i] == '\\') {
+            n_ws += pat[i + 1] == 's' || pat[i + 1] == 'S';
+            i++;
+        }
+    size_t cap = len + n_ws * (sizeof TOK_WHITE_SPACE + 3) + 1;
+    char *o = malloc(cap);
+    if (o == NULL)
+        return NULL;
+    size_t k = 0;
+    bool in_class = false;
+    for (size_t i = 0; i < len;) {
+        char c = pat[i];
+        if (c == '\\' && i + 1 < len) {
+            char d = pat[i + 1];
+            if (d == 'Q') { /* quoted up to \E (or the end) */
+                const char *e = NULL;
+                for (size_t j = i + 2; j + 1 < len; j++)
+                    if (pat[j] == '\\' && pat[j + 1] == 'E') {
+                        e = pat + j + 2;
+                        break;
+                    }
+                size_t m = e ? (size_t)(e - (pat + i)) : len - i;
+                memcpy(o + k, pat + i, m);
+                k += m;
+                i += m;
+                continue;
+            }
+            if (d == 's' || (d == 'S' && !in_class)) {
+                const char *pre = in_class ? "" : d == 's' ? "[" : "[^", *post = in_class ? "" : "]";
+                k += (size_t)snprintf(o + k, cap - k, "%s%s%s", pre, TOK_WHITE_SPACE, post);
+                i += 2;
+                continue;
+            }
+            o[k++] = c;
+            o[k++] = d;
+            i += 2;
+            continue;
+        }
+        if (!in_class && c == '[') {
+            in_class = true;
+            o[k++] = pat[i++];
+            if (i < len && pat[i] == '^')
+                o[k++] = pat[i++];
+            if (i < len && pat[i] == ']') /* a ']' first is a member */
+                o[k++] = pat[i++];
+            continue;
+        }
+        if (in_class && c == '[' && i + 1 < len && pat[i + 1] == ':') { /* [:name:] */
+            while (i < len && !(pat[i] == ']' && pat[i - 1] == ':'))
+                o[k++] = pat[i++];
+            if (i < len)
+                o[k++] = pat[i++];
+            continue;
+        }
+        if (in_class && c == ']')
+            in_class = false;
+        o[k++] = pat[i++];
+    }
+    o[k] = '\0';
+    return o;
+}
+
 static wgnn_status compile_regex(tok_load *L, const char *where, const char *pat, size_t len, bool literal,
                                  pcre2_code **out)
 {
     int code = 0;
     PCRE2_SIZE at = 0;
-    uint32_t opts = literal ? PCRE2_UTF | PCRE2_LITERAL : PCRE2_UTF | PCRE2_UCP; /* LITERAL refuses UCP */
-    *out = pcre2_compile((PCRE2_SPTR)pat, len, opts, &code, &at, NULL);
+    if (literal) { /* LITERAL refuses UCP */
+        *out = pcre2_compile((PCRE2_SPTR)pat, len, PCRE2_UTF | PCRE2_LITERAL, &code, &at, NULL);
+    } else {
+        /* \C (one byte, even inside a character) would cut characters
+         * apart: Oniguruma has no such escape, so it is refused */
+        size_t n = len == PCRE2_ZERO_TERMINATED ? strlen(pat) : len;
+        char *ws = ws_rewrite(pat, n);
+        if (ws == NULL)
+            return LFAIL(L, WGNN_ERR_OUT_OF_MEMORY, "%s: out of memory compiling the pattern", L->label, where);
+        *out = pcre2_compile((PCRE2_SPTR)ws, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C,
+                             &code, &at, NULL);
+        free(ws);
+        if (*out == NULL) { /* the error's offset in the pattern as written */
+            pcre2_code *orig = pcre2_compile((PCRE2_SPTR)pat, n, PCRE2_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C,
+                                             &code, &at, NULL);
+            pcre2_code_free(orig);
+            at = at > n ? n : at;
+        }
+    }
     if (*out == NULL) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
