@@ -397,7 +397,8 @@ wgnn_status wgnn__read_buffer(wgnn_context *ctx, WGPUBuffer src, uint64_t size, 
         wgpuBufferRelease(staging);
         return s;
     }
-    s = wgnn__map_read(ctx, staging, err_off, dst, dst_bytes < size ? dst_bytes : (size_t)size, "reading back");
+    s = wgnn__map_read(ctx, staging, err_off, dst, dst_bytes < size ? dst_bytes : (size_t)size,
+                       src ? "reading back" : "waiting for the GPU to finish the work recorded so far");
     wgpuBufferDestroy(staging);
     wgpuBufferRelease(staging);
     return s;
