@@ -79,6 +79,7 @@ typedef struct wgnn__knobs {
     uint32_t q8_nc;           /* WGNN_Q8_NC=C: columns a thread of linear_q8's GEMV (1, 2, 4, 8); 0 auto */
     uint32_t decode_wgs;      /* WGNN_DECODE_WGS=N: sdpa_decode's key splits aim at N workgroups (default 256) */
     uint32_t decode_wg;       /* WGNN_DECODE_WG=T: sdpa_decode's threads (>= 4 subgroups, power of 2); 0 auto */
+    uint32_t decode_depth;    /* WGNN_DECODE_DEPTH=N: decode steps in flight (1 .. WGNN__SLOTS); 0 default */
     uint32_t decode_u;        /* WGNN_DECODE_U=U: keys a subgroup of sdpa_decode takes at a time (1..8); 0 auto (4) */
     int sdpa_decode;          /* WGNN_SDPA_DECODE=0: sdpa_kvcache never takes the decode kernel (default 1: where it fits) */
     uint32_t graph_chunk;     /* WGNN_GRAPH_CHUNK=N: a graph run submits every N dispatches (0: one submit); default 40 */
@@ -396,13 +397,14 @@ wgnn_status wgnn__data_error(wgnn_context *ctx, const uint32_t w[4]);
 /* Async graph runs (the decoders' pipelined steps, the encoders'
  * wgnn_model_encode_submit): wgnn__graph_submit records and submits a run
  * of g without waiting, ending with a copy of value v (an input or output)
- * into read-back slot `slot` (0 or 1); wgnn__graph_fetch waits for that run
- * and copies v's bytes out (data errors of the run come back with it). The
- * next submit may go in before the fetch of the last one, into the other
- * slot. The _n forms take up to WGNN__STAGE_MAX values (fetch: data[i] gets
+ * into read-back slot `slot` (0 .. WGNN__SLOTS - 1); wgnn__graph_fetch
+ * waits for that run and copies v's bytes out (data errors of the run come
+ * back with it). Submits may go in before the fetches of earlier ones, each
+ * into a slot not yet fetched (up to WGNN__SLOTS runs in flight). The _n forms take up to WGNN__STAGE_MAX values (fetch: data[i] gets
  * value i's bytes[i] bytes, NULL skips it). All take the context's thread
  * guard, as the public calls do. */
 #define WGNN__STAGE_MAX 4
+#define WGNN__SLOTS 3
 wgnn_status wgnn__graph_submit(wgnn_graph *g, wgnn_value v, int slot);
 wgnn_status wgnn__graph_fetch(wgnn_graph *g, int slot, void *data, size_t bytes);
 wgnn_status wgnn__graph_submit_n(wgnn_graph *g, const wgnn_value *v, int n, int slot);

@@ -437,6 +437,7 @@ static void read_knobs(wgnn__knobs *k) {
     k->graph_chunk_set = env != NULL;
     k->decode_wgs = knob_int("WGNN_DECODE_WGS", 1, 65536, false);
     k->decode_wg = knob_int("WGNN_DECODE_WG", 32, 1024, true);
+    k->decode_depth = knob_int("WGNN_DECODE_DEPTH", 1, WGNN__SLOTS, false);
     k->decode_u = knob_int("WGNN_DECODE_U", 1, 8, false);
     k->q8_nc = knob_int("WGNN_Q8_NC", 1, 8, true);
     env = getenv("WGNN_GRAPH_PRERECORD");

@@ -763,7 +763,7 @@ void wgnn_graph_destroy(wgnn_graph *g) {
     free(g->qsets);
     if (g->resolve) wgpuBufferRelease(g->resolve);
     if (g->err_stage) wgpuBufferRelease(g->err_stage);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < WGNN__SLOTS; k++)
         if (g->stage[k]) wgpuBufferRelease(g->stage[k]);
     free(g->prof);
     free(g);

@@ -58,12 +58,12 @@ struct wgnn_graph {
     double last_plain_ms; /* the last plain run's time from its submit to its end seen (0: none yet) */
     WGPUCommandBuffer *pre;              /* a plain run recorded ahead, in pieces (graph_run.c) */
     int pre_n, pre_cap;
-    WGPUBuffer stage[2];                 /* wgnn__graph_submit's read-back slots (MapRead) */
-    uint64_t stage_size[2];              /* their sizes */
-    int stage_n[2];                      /* values of the run in each slot, their bytes and offsets */
-    wgnn_value stage_v[2][WGNN__STAGE_MAX];
-    uint64_t stage_bytes[2][WGNN__STAGE_MAX], stage_off[2][WGNN__STAGE_MAX];
-    uint64_t stage_err[2];               /* where the data-error words follow them (16-aligned) */
+    WGPUBuffer stage[WGNN__SLOTS];       /* wgnn__graph_submit's read-back slots (MapRead) */
+    uint64_t stage_size[WGNN__SLOTS];    /* their sizes */
+    int stage_n[WGNN__SLOTS];            /* values of the run in each slot, their bytes and offsets */
+    wgnn_value stage_v[WGNN__SLOTS][WGNN__STAGE_MAX];
+    uint64_t stage_bytes[WGNN__SLOTS][WGNN__STAGE_MAX], stage_off[WGNN__SLOTS][WGNN__STAGE_MAX];
+    uint64_t stage_err[WGNN__SLOTS];     /* where the data-error words follow them (16-aligned) */
     WGPUBuffer err_stage;                /* a plain run's data-error words (MapRead, 16 bytes): its wait */
 
     gpool *pool;

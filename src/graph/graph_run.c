@@ -435,7 +435,7 @@ static uint64_t round16(uint64_t x) { return (x + 15u) & ~15ull; }
 
 static wgnn_status graph_submit(wgnn_graph *g, const wgnn_value *v, int n, int slot) {
     wgnn_context *ctx = g->ctx;
-    if (slot < 0 || slot > 1 || n < 1 || n > WGNN__STAGE_MAX || !v)
+    if (slot < 0 || slot >= WGNN__SLOTS || n < 1 || n > WGNN__STAGE_MAX || !v)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_submit: slot %d or %d values out of range", slot, n);
     uint64_t off[WGNN__STAGE_MAX], bytes[WGNN__STAGE_MAX], end = 0;
     for (int i = 0; i < n; i++) {
@@ -484,7 +484,7 @@ wgnn_status wgnn__graph_submit(wgnn_graph *g, wgnn_value v, int slot) { return w
 
 static wgnn_status graph_fetch(wgnn_graph *g, int slot, int n, void *const *data, const size_t *bytes) {
     wgnn_context *ctx = g->ctx;
-    bool ok = slot >= 0 && slot <= 1 && g->stage[slot] && n == g->stage_n[slot] && data && bytes;
+    bool ok = slot >= 0 && slot < WGNN__SLOTS && g->stage[slot] && n == g->stage_n[slot] && data && bytes;
     for (int i = 0; ok && i < n; i++) ok = !data[i] || bytes[i] == g->stage_bytes[slot][i];
     if (!ok)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "graph_fetch: slot %d holds no run of those %d values", slot,

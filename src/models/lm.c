@@ -332,45 +332,50 @@ static wgnn_status lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt,
     }
 
     /* decode: one run per token, pipelined: the step graph writes its token
-     * into its own ids input on the GPU, so step t+1 is recorded and
-     * submitted before step t's token is read back (read-back slots
-     * alternate). A step submitted past a stop (EOS, on_token) only writes
-     * a cache row past the sequence; it is waited for and dropped. */
-    int pos = n_prompt, made = 1, slot = 0;
+     * into its own ids input on the GPU, so steps are recorded and submitted
+     * before the tokens of the steps ahead of them are read back, up to
+     * `depth` in flight, each with its own read-back slot (taken in turn).
+     * With one step in flight besides the one being fetched (depth 2) the
+     * host must record the next step within one step's GPU time after it
+     * wakes, or the GPU waits; depth 3 gives it two. Steps submitted past a
+     * stop (EOS, on_token) only write cache rows past the sequence; they are
+     * waited for and dropped. */
+    int depth = (int)lm->ctx->knobs.decode_depth;
+    if (depth < 1 || depth > WGNN__SLOTS) depth = WGNN__LM_DEPTH;
+    int pos = n_prompt, made = 1, oldest = 0, inflight = 0;
     if (stats) stats->generated_tokens = made;
     wgnn_lm_stop why = stop_reason(lm, &o, on_token, user, id, made, max_new);
-    bool stop = why != WGNN_LM_STOP_NONE;
     if (stats) stats->stop = why;
-    bool inflight = false;
-    if (!stop) {
-        s = step_submit(dec, &id, pos, next_u(&rng), slot, stats);
-        inflight = s == WGNN_OK;
-        pos++;
-    }
-    while (s == WGNN_OK && inflight) {
-        /* the step after the one in flight, unless the one in flight makes the last token */
-        bool more = made + 1 < max_new && pos < lm->info.max_context;
-        if (more) {
-            s = step_submit(dec, NULL, pos, next_u(&rng), slot ^ 1, stats);
+    bool first = true;
+    while (s == WGNN_OK && why == WGNN_LM_STOP_NONE) {
+        /* top up: a step makes token made + inflight + 1, so another one
+         * goes in while that is within max_new and its row in the cache */
+        while (inflight < depth && made + inflight < max_new && pos < lm->info.max_context) {
+            s = step_submit(dec, first ? &id : NULL, pos, next_u(&rng), (oldest + inflight) % depth, stats);
             if (s != WGNN_OK) break;
+            first = false;
+            inflight++;
             pos++;
         }
-        s = wgnn__graph_fetch(dec->g, slot, &id, sizeof id);
-        inflight = more;
-        slot ^= 1;
+        if (s != WGNN_OK || inflight == 0) break;
+        s = wgnn__graph_fetch(dec->g, oldest, &id, sizeof id);
+        oldest = (oldest + 1) % depth;
+        inflight--;
         if (s != WGNN_OK) break;
         lm->last_decode = dec->g;
         made++;
         if (stats) stats->generated_tokens = made;
         why = stop_reason(lm, &o, on_token, user, id, made, max_new);
         if (stats) stats->stop = why;
-        if (why != WGNN_LM_STOP_NONE) {
-            if (inflight) { /* the speculative step: waited for, its token dropped */
-                int32_t drop;
-                s = wgnn__graph_fetch(dec->g, slot, &drop, sizeof drop);
-            }
-            break;
-        }
+    }
+    /* the speculative steps past a stop (or an error): waited for, their
+     * tokens dropped; the first error is the one returned */
+    while (inflight > 0) {
+        int32_t drop;
+        wgnn_status d = wgnn__graph_fetch(dec->g, oldest, &drop, sizeof drop);
+        if (s == WGNN_OK) s = d;
+        oldest = (oldest + 1) % depth;
+        inflight--;
     }
     if (stats) stats->decode_ms = now_ms() - t1;
     /* profile: one more step, run and timed on its own after the timing,

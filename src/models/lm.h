@@ -46,6 +46,10 @@ typedef struct wgnn__lm_graph {
 
 #define WGNN__LM_GRAPHS 4
 
+/* Decode steps in flight in wgnn_lm_generate (WGNN_DECODE_DEPTH overrides,
+ * 1 .. WGNN__SLOTS; src/models/lm.c) */
+#define WGNN__LM_DEPTH 2
+
 struct wgnn_lm {
     wgnn_context *ctx;
     bool generating; /* inside wgnn_lm_generate (its on_token may not call back into the lm) */
