@@ -369,11 +369,14 @@ static wgnn_status lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt,
         if (stats) stats->stop = why;
     }
     /* the speculative steps past a stop (or an error): waited for, their
-     * tokens dropped; the first error is the one returned */
-    while (inflight > 0) {
+     * tokens dropped; the first error is the one returned. Not after a
+     * timeout or a lost device: each wait would take the timeout again */
+    bool drain = s != WGNN_ERR_TIMEOUT && s != WGNN_ERR_DEVICE_LOST && s != WGNN_ERR_GPU;
+    while (drain && inflight > 0) {
         int32_t drop;
         wgnn_status d = wgnn__graph_fetch(dec->g, oldest, &drop, sizeof drop);
         if (s == WGNN_OK) s = d;
+        if (d == WGNN_ERR_TIMEOUT || d == WGNN_ERR_DEVICE_LOST || d == WGNN_ERR_GPU) break;
         oldest = (oldest + 1) % depth;
         inflight--;
     }
