@@ -238,6 +238,12 @@ static wgnn_lm_stop stop_reason(const wgnn_lm *lm, const wgnn_lm_generate_option
     return o->max_new_tokens > 0 && made >= o->max_new_tokens ? WGNN_LM_STOP_MAX_NEW : WGNN_LM_STOP_CONTEXT;
 }
 
+/* an error after which no wait on the GPU is worth starting: a timeout
+ * (the next would take as long), a lost device, a GPU error */
+static bool stuck(wgnn_status s) {
+    return s == WGNN_ERR_TIMEOUT || s == WGNN_ERR_DEVICE_LOST || s == WGNN_ERR_GPU;
+}
+
 /* splitmix64 -> a float in [0, 1) with 24 random bits */
 static float next_u(uint64_t *st) {
     uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
@@ -369,14 +375,13 @@ static wgnn_status lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt,
         if (stats) stats->stop = why;
     }
     /* the speculative steps past a stop (or an error): waited for, their
-     * tokens dropped; the first error is the one returned. Not after a
-     * timeout or a lost device: each wait would take the timeout again */
-    bool drain = s != WGNN_ERR_TIMEOUT && s != WGNN_ERR_DEVICE_LOST && s != WGNN_ERR_GPU;
-    while (drain && inflight > 0) {
+     * tokens dropped. The first error is returned, unless a wait then finds
+     * the GPU stuck (a timeout, a lost device, a GPU error): that one is,
+     * and nothing more is waited for (each wait would take the timeout) */
+    while (inflight > 0 && !stuck(s)) {
         int32_t drop;
         wgnn_status d = wgnn__graph_fetch(dec->g, oldest, &drop, sizeof drop);
-        if (s == WGNN_OK) s = d;
-        if (d == WGNN_ERR_TIMEOUT || d == WGNN_ERR_DEVICE_LOST || d == WGNN_ERR_GPU) break;
+        if (s == WGNN_OK || stuck(d)) s = d;
         oldest = (oldest + 1) % depth;
         inflight--;
     }
