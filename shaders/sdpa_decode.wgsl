@@ -18,6 +18,9 @@
 // partials, in one binding (part: the outputs [split][row][D4], then from
 // vec4 ML0 the (max, sum) pairs [split][row], two a vec4); sdpa_fused_reduce
 // combines the splits. Scores in log2 units (q pre-scaled by scale * log2 e).
+// ONE (one split, float32 output): part is the output itself [B, H, S_q,
+// D4], and the kernel writes the normalised rows there (zeros for a cache
+// length of 0, as the reduce would): no reduce dispatch after it.
 //
 // QKV (row "qkv_sdpa_kvcache"): q is the stacked projection [B, S_q,
 // (H + 2 H_kv) * D4] instead, and the kernel first does qkv_rope_cache's
@@ -41,7 +44,7 @@
 // kernel only where the subgroup size is fixed.
 //
 // Prelude (src/ops/sdpa_kvcache.c): enable subgroups; struct Params, consts
-// D4, R, SG, WG, U, QX = ceil(D4 / SG), QKV, HAS_NORM, IN4 and ld4 (float32
+// D4, R, SG, WG, U, QX = ceil(D4 / SG), QKV, HAS_NORM, ONE, IN4 and ld4 (float32
 // or float16 storage), bindings 2 and 3, k and v (read_write with QKV), and
 // fn put_kv(i, kv, vv): writes k[i] and v[i] (QKV; empty otherwise).
 // Dispatch: n_groups = B * H_kv * n_split workgroups folded into x*y.
@@ -204,7 +207,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // cos/sin rows.
     let L = workgroupUniformLoad(&sLen); // uniform: the key loop holds subgroup operations
     let append = workgroupUniformLoad(&sAppend) != 0u && QKV; // new rows only for a length in [S_q, S_max]
-    if (k0 >= L) { return; }
+    if (k0 >= L) {
+        if (ONE) { // no key at all (L = 0): zero rows, as the reduce writes them
+            for (var t = tid; t < R * D4; t += WG) {
+                let r = t / D4;
+                let gi = r / P.s_q;
+                part[((b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q)) * D4 + t - r * D4] = vec4<f32>(0.0);
+            }
+        }
+        return;
+    }
     let first = i32(L) - i32(P.s_q); // position of new row 0
     var cur = key_rows(kv_base, k0, L - 1u, w, lane); // past L: row L - 1, masked below
     if (QKV) {
@@ -304,6 +316,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         let gi = r / P.s_q;
         let row = (b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q);
+        if (ONE) {
+            part[row * D4 + x] = acc * select(0.0, 1.0 / sum, sum > 0.0);
+            continue;
+        }
         let prow = split * P.n_rows + row;
         part[prow * D4 + x] = acc;
         if (x == 0u) {

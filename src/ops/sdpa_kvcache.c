@@ -158,8 +158,11 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     if (n_split > want) n_split = want;
     if (n_split < 1) n_split = 1;
     uint64_t rows = sh->bh * sh->s_q;
-    /* one scratch: the outputs, then the (max, sum) pairs from a binding
-     * offset the device allows */
+    /* one split and a float32 output: the kernel writes the output itself
+     * and no reduce follows (the kernel's ONE); else one scratch: the
+     * partial outputs, then the (max, sum) pairs from a binding offset the
+     * device allows */
+    bool one = n_split == 1 && !sh->f16;
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment > 16 ? ctx->limits.minStorageBufferOffsetAlignment : 16;
     uint64_t o_bytes = n_split * rows * sh->d * 4u, ml_off = (o_bytes + align - 1) / align * align;
     uint64_t part_bytes = ml_off + (n_split * rows + 1) / 2 * 16u;
@@ -175,9 +178,11 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     char pre[2048];
     snprintf(pre, sizeof pre,
              "enable subgroups;\n%sconst D4: u32 = %uu;\nconst R: u32 = %uu;\nconst SG: u32 = %uu;\nconst WG: u32 = %uu;\n"
-             "const U: u32 = %uu;\nconst QX: u32 = %uu;\nconst QKV: bool = %s;\nconst HAS_NORM: bool = %s;\n%s%s",
+             "const U: u32 = %uu;\nconst QX: u32 = %uu;\nconst QKV: bool = %s;\nconst HAS_NORM: bool = %s;\n"
+             "const ONE: bool = %s;\n%s%s",
              WGNN__PARAMS_WGSL(DECODE_PARAMS), d4, c->rows, c->sg, c->wg, c->u, c->qx, qkv ? "true" : "false",
-             io->qn ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32, k_kv[qkv]);
+             io->qn ? "true" : "false", one ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
+             k_kv[qkv]);
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "sdpa_decode", pre, NULL, 0, &pipe);
     uint32_t gx, gy;
@@ -186,8 +191,8 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
         s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, "sdpa_kvcache",
                                              &gx, &gy);
     if (s != WGNN_OK) return s;
-    int part = wgnn__plan_scratch(p, part_bytes);
-    if (part < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: no scratch slot left");
+    int part = one ? -1 : wgnn__plan_scratch(p, part_bytes);
+    if (!one && part < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: no scratch slot left");
     decode_params dp = {(uint32_t)groups,         (uint32_t)n_b,       (uint32_t)h_kv,
                         (uint32_t)sh->n_h,        (uint32_t)sh->group, (uint32_t)sh->s_q,
                         (uint32_t)sh->s_kv,       (uint32_t)n_split,   (uint32_t)rows,
@@ -199,10 +204,12 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     wgnn__plan_bind(d, io->k, 0, 0);
     wgnn__plan_bind(d, io->v, 0, 0);
     wgnn__plan_bind(d, io->lens, 0, 0);
-    wgnn__plan_bind_scratch(d, (uint32_t)part, 0, 0);
+    if (one) wgnn__plan_bind(d, io->out, 0, rows * sh->d * 4u);
+    else wgnn__plan_bind_scratch(d, (uint32_t)part, 0, 0);
     wgnn__plan_bind(d, wgnn__data_error_buffer(ctx), 0, 0);
     WGPUBuffer extra[4] = {io->cos, io->sin, io->qn, io->kn};
     for (int i = 0; i < 4; i++) wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, extra[i], false), 0, 0);
+    if (one) return WGNN_OK;
     wgnn__sdpa_kv_splits kv = {io->lens, (uint32_t)blk, (uint32_t)(rows / n_b), (uint32_t)sh->s_kv};
     return wgnn__sdpa_split_reduce(ctx, p, sh->f16, rows, d4, (uint32_t)n_split, part, part, ml_off, io->out, 0, 0, &kv);
 }
