@@ -118,6 +118,13 @@ fn key_rows(kv_base: u32, j0: u32, last: u32, w: u32, lane: u32) -> Rows {
 // BLK = W * U, block n to split n % n_split
 fn holds(pos: i32, split: u32) -> bool { return pos >= 0 && (u32(pos) / BLK) % P.n_split == split; }
 
+// the q / output row [B, H, S_q] of this workgroup's query row r (query
+// head gi = r / S_q of kv head kvh's group, position r % S_q)
+fn row_of(b: u32, kvh: u32, r: u32) -> u32 {
+    let gi = r / P.s_q;
+    return (b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q);
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -192,8 +199,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
     } else {
         for (var r = 0u; r < R; r++) {
-            let gi = r / P.s_q;
-            let qrow = (b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q);
+            let qrow = row_of(b, kvh, r);
             for (var c = 0u; c < QX; c++) {
                 let x = lane + c * SG;
                 qr[r * QX + c] = select(vec4<f32>(0.0), ld4(q[qrow * D4 + min(x, D4 - 1u)]) * P.qscale, x < D4);
@@ -211,8 +217,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (ONE) { // no key at all (L = 0): zero rows, as the reduce writes them
             for (var t = tid; t < R * D4; t += WG) {
                 let r = t / D4;
-                let gi = r / P.s_q;
-                part[((b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q)) * D4 + t - r * D4] = vec4<f32>(0.0);
+                part[row_of(b, kvh, r) * D4 + t - r * D4] = vec4<f32>(0.0);
             }
         }
         return;
@@ -314,8 +319,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             sum += sL[ww * R + r] * f;
             acc += sO[(ww * R + r) * D4 + x] * f;
         }
-        let gi = r / P.s_q;
-        let row = (b * P.h + kvh * P.group + gi) * P.s_q + (r - gi * P.s_q);
+        let row = row_of(b, kvh, r);
         if (ONE) {
             part[row * D4 + x] = acc * select(0.0, 1.0 / sum, sum > 0.0);
             continue;

@@ -400,8 +400,9 @@ wgnn_status wgnn__data_error(wgnn_context *ctx, const uint32_t w[4]);
  * into read-back slot `slot` (0 .. WGNN__SLOTS - 1); wgnn__graph_fetch
  * waits for that run and copies v's bytes out (data errors of the run come
  * back with it). Submits may go in before the fetches of earlier ones, each
- * into a slot not yet fetched (up to WGNN__SLOTS runs in flight). The _n forms take up to WGNN__STAGE_MAX values (fetch: data[i] gets
- * value i's bytes[i] bytes, NULL skips it). All take the context's thread
+ * into a slot not yet fetched (up to WGNN__SLOTS runs in flight). The _n
+ * forms take up to WGNN__STAGE_MAX values (fetch: data[i] gets value i's
+ * bytes[i] bytes, NULL skips it). All take the context's thread
  * guard, as the public calls do. */
 #define WGNN__STAGE_MAX 4
 #define WGNN__SLOTS 3

@@ -346,20 +346,19 @@ static wgnn_status lm_generate(wgnn_lm *lm, const int32_t *prompt, int n_prompt,
      * wakes, or the GPU waits; depth 3 gives it two. Steps submitted past a
      * stop (EOS, on_token) only write cache rows past the sequence; they are
      * waited for and dropped. */
-    int depth = (int)lm->ctx->knobs.decode_depth;
-    if (depth < 1 || depth > WGNN__SLOTS) depth = WGNN__LM_DEPTH;
+    uint32_t knob = lm->ctx->knobs.decode_depth; /* 0, or 1 .. WGNN__SLOTS */
+    int depth = knob ? (int)knob : WGNN__LM_DEPTH;
     int pos = n_prompt, made = 1, oldest = 0, inflight = 0;
     if (stats) stats->generated_tokens = made;
     wgnn_lm_stop why = stop_reason(lm, &o, on_token, user, id, made, max_new);
     if (stats) stats->stop = why;
-    bool first = true;
     while (s == WGNN_OK && why == WGNN_LM_STOP_NONE) {
         /* top up: a step makes token made + inflight + 1, so another one
          * goes in while that is within max_new and its row in the cache */
         while (inflight < depth && made + inflight < max_new && pos < lm->info.max_context) {
-            s = step_submit(dec, first ? &id : NULL, pos, next_u(&rng), (oldest + inflight) % depth, stats);
+            /* the first step takes the prompt's token; the rest read theirs on the GPU */
+            s = step_submit(dec, pos == n_prompt ? &id : NULL, pos, next_u(&rng), (oldest + inflight) % depth, stats);
             if (s != WGNN_OK) break;
-            first = false;
             inflight++;
             pos++;
         }
