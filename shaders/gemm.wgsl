@@ -14,8 +14,8 @@
 // and the TN/4 column quads (c*WX + tx)*4 for c < TN/4, kept as TM*TN/4
 // vec4 accumulators (BIAS_INIT: a bias of one row, bias_rs = 0, starts
 // them at beta / alpha * bias(j), alpha != 0, so that the epilogue adds
-// none: faster than store_all's bias on the tiles below 128 x 128, see
-// src/ops/gemm.c). Per k step it reads TM/4 vec4 of A (broadcast within a
+// none: faster than store_all's bias on every tile, see src/ops/gemm.c).
+// Per k step it reads TM/4 vec4 of A (broadcast within a
 // warp: lanes of one ty share them) and TN/4 vec4 of B (consecutive lanes,
 // consecutive quads) from workgroup memory for TM*TN FMAs: rows and columns
 // per thread are what keep workgroup-memory bandwidth below the FMA rate.
@@ -301,6 +301,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (HAS_BIAS) {
         store_all(acc, m0 + ty * TM, n0 + tx * 4u, c_base, bias_base);
     } else {
+        // the activation over the accumulators first, in a loop of its own:
+        // inside the store loop it made the body too large for the driver
+        // to unroll, and acc went to local memory (the 128 x 128 tile with
+        // an exact GELU on an H100: 15.2 ms for 6304 x 3072 x 768 against
+        // 0.80 ms so; docs/PERFORMANCE.md, session 24)
+        if (ACT != 0u) {
+            for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = act(P.alpha * acc[q]); }
+        }
         // as a loop: every tile compiles it unrolled (the 128 x 128 tile's
         // product ran 18% slower through store_all on the H200)
         for (var r = 0u; r < TM; r++) {
@@ -320,7 +328,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 // on the H200).
 fn put(i: u32, j0: u32, a: vec4<f32>, c_base: u32, bias_base: u32) {
     let row_ok = i < P.m;
-    var v = P.alpha * a;
+    var v = a; // without a bias: alpha and the activation applied already where ACT != 0 (main)
+    if (HAS_BIAS || ACT == 0u) { v = P.alpha * a; }
     let ok = vec4(row_ok) & (vec4(j0) + vec4(0u, 1u, 2u, 3u) < vec4(P.n));
     if (HAS_BIAS) {
         let bb = bias_base + i * P.bias_rs + j0 * P.bias_cs;
@@ -328,9 +337,8 @@ fn put(i: u32, j0: u32, a: vec4<f32>, c_base: u32, bias_base: u32) {
                       select(0.0, BIAS[select(0u, bb + P.bias_cs, ok.y)], ok.y),
                       select(0.0, BIAS[select(0u, bb + 2u * P.bias_cs, ok.z)], ok.z),
                       select(0.0, BIAS[select(0u, bb + 3u * P.bias_cs, ok.w)], ok.w));
-        v += P.beta * bv;
+        v = act(v + P.beta * bv);
     }
-    v = act(v);
     if (HAS_RES) {
         let rb = res_base + i * P.ldr + j0;
         v += vec4(select(0.0, RES[select(0u, rb, ok.x)], ok.x), select(0.0, RES[select(0u, rb + 1u, ok.y)], ok.y),

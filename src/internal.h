@@ -63,7 +63,7 @@ typedef struct wgnn__knobs {
     uint32_t fused_unroll;    /* WGNN_FUSED_FLAGS 'uN': LEAN's unroll (1..32, power of 2); 0 default */
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
     int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */
-    int gemm_bias_init;       /* WGNN_GEMM_BIAS_INIT=0/1: the bias in the accumulators off / on every tile; -1 auto */
+    int gemm_bias_init;       /* WGNN_GEMM_BIAS_INIT=0: no bias in the accumulators (ops/gemm.c); else -1, on */
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */
     uint32_t compute_units;   /* the GPU's multiprocessors (SMs, CUs), which WebGPU does not report: from
                                  WGNN_COMPUTE_UNITS=N, else a table of measured GPUs (gpu/context.c); 0

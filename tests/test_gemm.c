@@ -146,17 +146,31 @@ int main(void) {
                  tiles[i][4]);
         memcpy(ctx->knobs.gemm_tile, tiles[i], sizeof tiles[i]);
         cases(ctx, what, false);
+        /* the epilogue's activations with a bias of one row in the
+         * accumulators on this tile (gemm.wgsl applies them in a loop of
+         * their own before the store loop) */
+        activations(ctx, 37);
     }
     memset(ctx->knobs.gemm_tile, 0, sizeof ctx->knobs.gemm_tile);
     {
-        /* a product with a bias big enough for the 128 x 128 tile: the plain
+        /* a product with a bias big enough for the 128 x 128 tile: the bias
+         * (times beta / alpha) in its accumulators, the activation of alpha
+         * times them before the store; with WGNN_GEMM_BIAS_INIT=0 the plain
          * product into scratch, the bias (and beta, alpha) in gemm_reduce */
         tu_in_spec sp[3] = {{{WGNN_F32, 2, {2945}}, -1, 1},
                             {{WGNN_F32, 2, {2945, 5}}, -1, 1},
                             {{WGNN_F32, 2, {5, 2945}}, -1, 1}};
         sp[0].d.rank = 1;
-        const char *args[2] = {"beta=0.5", "alpha=2"};
+        const char *args[3] = {"beta=0.5", "alpha=2", "activation=gelu"};
+        tu_run_op(ctx, "addmm 2945x5x2945, bias in the accumulators", "addmm", sp, 3, args, 2, NULL, NULL, 0, 1e-4,
+                  1e-3);
+        tu_run_op(ctx, "addmm 2945x5x2945 gelu, bias in the accumulators", "addmm", sp, 3, args, 3, NULL, NULL, 0,
+                  1e-4, 1e-3);
+        int bi = ctx->knobs.gemm_bias_init;
+        ctx->knobs.gemm_bias_init = 0;
         tu_run_op(ctx, "addmm 2945x5x2945, bias pass", "addmm", sp, 3, args, 2, NULL, NULL, 0, 1e-4, 1e-3);
+        tu_run_op(ctx, "addmm 2945x5x2945 gelu, bias pass", "addmm", sp, 3, args, 3, NULL, NULL, 0, 1e-4, 1e-3);
+        ctx->knobs.gemm_bias_init = bi;
     }
     {
         /* wave-balanced products (gemm.c's wave_choose, gemm.wgsl's SK):
@@ -240,19 +254,21 @@ int main(void) {
     {
         /* wgnn__gemm_bias_pass_alone (the encoders' q|k|v bias moves into
          * sdpa_qkvpacked where it holds): ViT-B/16's q|k|v at batch 32 runs
-         * plain + a bias pass with no compute units known and with the H200's
-         * 132 (3.4 waves: no plan beats it); at batch 8 with 132 units the
-         * wave plan puts it on the 128 x 128 tile for its bias, where the
-         * plain product would take a smaller one; 197 rows take the 32 x
-         * 128 tile with the bias in it */
+         * on the 128 x 128 tile with the bias in its accumulators (plain + a
+         * bias pass with WGNN_GEMM_BIAS_INIT=0), with no compute units known
+         * and with the H200's 132; at batch 8 with 132 units the wave plan
+         * puts it on the 128 x 128 tile for its bias, where the plain product
+         * would take a smaller one; 197 rows take the 32 x 64 tile with the
+         * bias in it */
         uint32_t units = ctx->knobs.compute_units;
         bool big = ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 && ctx->knobs.gemm_split < 1; /* a forced split: never */
+        bool pass = big && ctx->knobs.gemm_bias_init == 0;
         ctx->knobs.compute_units = 0;
-        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, false, false) == big, "bias pass alone: 6304, no units");
-        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, true, true) == big, "bias pass alone: 6304 f16 linear");
+        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, false, false) == pass, "bias pass alone: 6304, no units");
+        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, true, true) == pass, "bias pass alone: 6304 f16 linear");
         CHECK(!wgnn__gemm_bias_pass_alone(ctx, 197, 2304, 768, false, false), "bias pass alone: 197 rows");
         ctx->knobs.compute_units = 132;
-        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, false, false) == big, "bias pass alone: 6304, 132 units");
+        CHECK(wgnn__gemm_bias_pass_alone(ctx, 6304, 2304, 768, false, false) == pass, "bias pass alone: 6304, 132 units");
         /* 1576 rows: 234 tiles, one wave at 132 units: the plain product on the 128 x 128 tile too */
         CHECK(wgnn__gemm_bias_pass_alone(ctx, 1576, 2304, 768, false, false) == big, "bias pass alone: 1576, 132 units");
         ctx->knobs.compute_units = 100;

@@ -414,7 +414,7 @@ static void read_knobs(wgnn__knobs *k) {
         g[0] * g[1] <= 1024 && (g[2] == 4 || g[2] == 8) && (g[3] == 4 || g[3] == 8) && g[4] >= 1 && g[4] <= 32)
         memcpy(k->gemm_tile, g, sizeof g);
     env = getenv("WGNN_GEMM_BIAS_INIT");
-    k->gemm_bias_init = env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? atoi(env) : -1;
+    k->gemm_bias_init = env && strcmp(env, "0") == 0 ? 0 : -1;
     env = getenv("WGNN_GEMM_SPLIT");
     k->gemm_split = env && atoi(env) >= 1 && atoi(env) <= 64 ? atoi(env) : -1;
     env = getenv("WGNN_COMPUTE_UNITS");

@@ -77,21 +77,20 @@ uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per
 
 /* gemm.wgsl's BIAS_INIT: a bias of one row (bias_rs = 0) starts the
  * accumulators (as beta / alpha * bias), so the epilogue has none to add.
- * Tiles other than 128 x 128 take it (their unrolled bias epilogue costs
- * more: ViT-B/16's out projection at batch 32 on 128 x 64, 6304 x 768 x
- * 768, 0.260 -> 0.234 ms on the H200). The 128 x 128 tile keeps its bias
- * pass: with the bias in its accumulators q|k|v (6304 x 2304 x 768) took
- * 0.654 against 0.637 ms, and an exact GELU in its epilogue loop put the
- * accumulators in local memory (fc1: 13.1 ms against 0.87;
- * docs/PERFORMANCE.md, session 6). WGNN_GEMM_BIAS_INIT=0 turns it off, =1
- * puts it on every tile (measurements). */
-static bool bias_init_ok(const wgnn_context *ctx, const wgnn__gemm *g) {
-    return (g->bias.buf != NULL || g->bias.scratch >= 0) && g->bias_rs == 0 && g->alpha != 0.0f &&
-           ctx->knobs.gemm_bias_init != 0;
+ * Every tile takes it: on the tiles other than 128 x 128 the unrolled bias
+ * epilogue costs more (ViT-B/16's out projection at batch 32 on 128 x 64,
+ * 6304 x 768 x 768, 0.260 -> 0.234 ms on the H200), and on 128 x 128 it
+ * beats the plain product and a bias pass since the activation left the
+ * store loop (gemm.wgsl; on an H100, 6304 x 3072 x 768 with bias and GELU
+ * 0.842 -> 0.797 ms, the plain product 0.787; with the bias alone, 6304 x
+ * 2304 x 768, 0.614 -> 0.572: docs/PERFORMANCE.md, session 24).
+ * WGNN_GEMM_BIAS_INIT=0 turns it off (measurements). */
+bool wgnn__gemm_bias_init_ok(const wgnn_context *ctx, const wgnn__gemm *g) {
+    return g->bias_rs == 0 && g->alpha != 0.0f && ctx->knobs.gemm_bias_init != 0;
 }
 
-static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t tm, uint32_t tn) {
-    return bias_init_ok(ctx, g) && (!(tm == 8 && tn == 8) || ctx->knobs.gemm_bias_init == 1);
+static bool bias_init_on(const wgnn_context *ctx, const wgnn__gemm *g) {
+    return (g->bias.buf != NULL || g->bias.scratch >= 0) && wgnn__gemm_bias_init_ok(ctx, g);
 }
 
 /* Where the compute units are known, a plain product (no bias, residual
@@ -144,14 +143,14 @@ wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *
         if (t->wx * t->wy > most || t->wx > ctx->limits.maxComputeWorkgroupSizeX ||
             t->wy > ctx->limits.maxComputeWorkgroupSizeY)
             continue;
-        /* The 128 x 128 tile with a bias takes 4.58 ms at 4096^3 on the
-         * H200 (59 ms before its epilogue was unrolled: acc was in local
-         * memory), the plain product 3.86 and with a bias pass after it
-         * 3.93 (ViT-B/16 at batch 32: 50.4 ms so, 53.4 with the bias in
-         * this tile): products with a bias take the next tile, or (large
-         * ones) the plain product and a bias pass (split_count, gemm_split.c). A
-         * transposed A on this tile is unmeasured: left out too. */
-        if (t->tm == 8 && t->tn == 8 && (g->trans_a || (has_bias && ctx->knobs.gemm_bias_init != 1))) continue;
+        /* The 128 x 128 tile with a bias in its epilogue (store_all) took
+         * 4.58 ms at 4096^3 on the H200, the plain product 3.86 and with a
+         * bias pass after it 3.93: it takes a bias only in its
+         * accumulators (BIAS_INIT), else products with a bias take the
+         * next tile, or (large ones) the plain product and a bias pass
+         * (split_count, gemm_split.c). A transposed A on this tile is
+         * unmeasured: left out too. */
+        if (t->tm == 8 && t->tn == 8 && (g->trans_a || (has_bias && !wgnn__gemm_bias_init_ok(ctx, g)))) continue;
         /* a 128-wide tile that would be over a quarter padding (conv2d's
          * 64 output channels: 3.13 ms on 128 x 64 against 2.37 on 64 x 64) */
         uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
@@ -510,7 +509,7 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                   (g->trans_a ? g->m % 4 == 0 && bm % 4 == 0 : g->k % 4 == 0 && t.bk % 4 == 0);
         bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
                   (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0);
-        bool binit = bias_init_on(ctx, g, t.tm, t.tn);
+        bool binit = bias_init_on(ctx, g);
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst KW: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"

@@ -132,6 +132,9 @@ extern const wgnn__gemm_tile wgnn__gemm_big_tile;
 /* the tile g runs on (gemm.c: measured on the H200, or WGNN_GEMM_TILE) */
 wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *g);
 bool wgnn__gemm_is_big_tile(const wgnn__gemm_tile *t);
+/* whether g's bias (if it has one) can start the accumulators (gemm.wgsl's
+ * BIAS_INIT: one row of it, alpha != 0; not with WGNN_GEMM_BIAS_INIT=0) */
+bool wgnn__gemm_bias_init_ok(const wgnn_context *ctx, const wgnn__gemm *g);
 /* whether the device takes the small-M tile (32 x 64 at 64 threads) */
 bool wgnn__gemm_small_tile_ok(const wgnn_context *ctx);
 /* the largest binding the kernels index (u32 element indices) */

@@ -54,13 +54,15 @@ static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, 
         while (s > 1 && g->k % s) s--;
         return s;
     }
-    /* a large product with a bias: the plain product on the 128 x 128
-     * tile into scratch, then the bias pass (one "slice"), beats the 64 x 64
-     * tile with the bias (addmm 4096^3 on the H200: 5.0 ms on 64 x 64,
-     * 3.85 ms for the plain product) */
+    /* a large product with a bias: on the 128 x 128 tile with the bias in
+     * its accumulators where it is one row and no LayerNorm is asked for
+     * (the reduce writes that; gemm.c, bias_init_on), else the plain
+     * product on that tile into scratch, then the bias pass (one "slice"),
+     * which beats the 64 x 64 tile with the bias (addmm 4096^3 on the
+     * H200: 5.0 ms on 64 x 64, 3.85 ms for the plain product) */
     if (has_bias && !g->trans_a && ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 &&
         wgnn__ceil_div(g->m, 128) * wgnn__ceil_div(g->n, 128) >= SPLIT_TARGET_GROUPS)
-        return ctx->knobs.gemm_bias_init == 1 ? 1 : 1 | BIAS_PASS;
+        return wgnn__gemm_bias_init_ok(ctx, g) && !g->ln_y.buf ? 1 : 1 | BIAS_PASS;
     /* fewer 128 x 128 tiles than that, but still a few waves of them, and a
      * long K: four K slices on that tile, the bias in the reduce. ViT-B/16's
      * fc2 at batch 32 (6304 x 768 x 3072) on the H200: 0.961 -> 0.883 ms
