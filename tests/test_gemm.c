@@ -39,6 +39,22 @@ static void cases(wgnn_context *ctx, const char *what, bool small_b) {
     const char *args[2] = {"beta=0.5", "alpha=-2"};
     snprintf(name, sizeof name, "%s: addmm", what);
     tu_run_op(ctx, name, "addmm", asp, 3, args, 2, NULL, NULL, 0, 1e-4, 1e-3);
+    /* a float16 B not transposed (the encoders' weights, [K, N]): four
+     * halves a load where N allows, one at a time where it does not */
+    static const int64_t hb[][3] = {{70, 64, 96}, {33, 17, 31}};
+    for (size_t i = 0; i < sizeof hb / sizeof hb[0]; i++) {
+        if (small_b && hb[i][1] * hb[i][2] * 2 > 3600) continue; /* B cannot split */
+        int64_t bias[1] = {hb[i][2]}, a[2] = {hb[i][0], hb[i][1]}, b[2] = {hb[i][1], hb[i][2]};
+        tu_in_spec hsp[3] = {tu_f32(1, bias, -1, 1), tu_f32(2, a, -1, 1), tu_f32(2, b, -1, 1)};
+        hsp[2].d.dtype = WGNN_F16;
+        const char *gelu[1] = {"activation=gelu"};
+        snprintf(name, sizeof name, "%s: addmm %lldx%lldx%lld, f16 mat2, gelu", what, (long long)a[0],
+                 (long long)a[1], (long long)b[1]);
+        tu_run_op(ctx, name, "addmm", hsp, 3, gelu, 1, NULL, NULL, 0, 1e-4, 1e-3);
+        snprintf(name, sizeof name, "%s: mm %lldx%lldx%lld, f16 other", what, (long long)a[0], (long long)a[1],
+                 (long long)b[1]);
+        tu_run_op(ctx, name, "mm", hsp + 1, 2, NULL, 0, NULL, NULL, 0, 1e-4, 1e-3);
+    }
 }
 
 /* act(x @ w^T + b) through wgnn__gemm_plan against the host. */

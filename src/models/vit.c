@@ -32,16 +32,18 @@
 #define D1(a) 1, (int64_t[]){a}
 #define D2(a, b) 2, (int64_t[]){a, b}
 
-/* A linear layer's weight [n, k] as the graph uses it: float32 weights are
- * kept transposed, [k, n], for addmm (the GEMM's untransposed operands get
- * its widest tile); float16 ones stay [n, k] for linear. */
+/* A linear layer's weight [n, k] as the graph uses it: kept transposed,
+ * [k, n], for addmm, in float32 or float16 (the GEMM's untransposed
+ * operands get its widest tile, and a float16 B read along n loads whole
+ * sectors: fc1's product at batch 32 on an H100 took 0.908 ms from an f16
+ * [n, k] weight, against 0.800 from an f32 [k, n] one; docs/PERFORMANCE.md,
+ * session 24). */
 static wgnn_status add_linear_weight(wgnn_model *m, const char *name, const float *w, int64_t n, int64_t k) {
-    if (m->weights == WGNN_MODEL_WEIGHTS_F16) return wgnn__model_add(m, name, w, D2(n, k), true);
     float *t = malloc((size_t)(n * k) * sizeof *t);
     if (!t) return wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < k; j++) t[j * n + i] = w[i * k + j];
-    wgnn_status s = wgnn__model_add(m, name, t, D2(k, n), false);
+    wgnn_status s = wgnn__model_add(m, name, t, D2(k, n), m->weights == WGNN_MODEL_WEIGHTS_F16);
     free(t);
     return s;
 }
@@ -286,9 +288,8 @@ static const char *gelu_arg(gb *b) {
     return strcmp(model_of(b)->gelu, "tanh") == 0 ? "activation=gelu_tanh" : "activation=gelu";
 }
 
-/* x [..., K] -> [..., N]: linear on a float16 weight [N, K]; addmm on a
- * float32 one kept as [K, N] (x viewed as [rows, K], the result viewed
- * back). act (not NULL): an activation argument for the product's epilogue
+/* x [..., K] -> [..., N]: addmm on the weight kept as [K, N] (float32 or
+ * float16; x viewed as [rows, K], the result viewed back). act (not NULL): an activation argument for the product's epilogue
  * (gelu_arg, "activation=tanh"); res >= 0: a
  * residual of the output's shape added in the epilogue too (residual=true).
  * ln (not NULL): the LayerNorm of that name over the result as well, into
@@ -315,15 +316,6 @@ static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *
         b->s = wgnn__err(model_of(b)->ctx, WGNN_ERR_INVALID_ARGUMENT, "model: internal: %s without its bias takes no epilogue",
                          name);
     wgnn_value outs[2] = {-1, -1};
-    if (model_of(b)->weights == WGNN_MODEL_WEIGHTS_F16) {
-        wgnn_value in[6] = {x, gb_weight(b, w), bias ? gb_weight(b, bb) : -1};
-        int n_in = bias ? 3 : 2;
-        if (res >= 0) in[n_in++] = res;
-        if (ln) in[n_in++] = gb_weight(b, lw), in[n_in++] = gb_weight(b, lb);
-        gb_op_n(b, label ? label : name, "linear", n_in, in, n_args, args, outs, ln ? 2 : 1);
-        if (ln) *ln_out = outs[1];
-        return outs[0];
-    }
     wgnn_desc dx;
     if (b->s != WGNN_OK || x < 0) return -1;
     if ((b->s = wgnn_graph_desc(b->g, x, &dx)) != WGNN_OK) return -1;
@@ -414,12 +406,15 @@ static wgnn_value block(gb *b, int l, wgnn_value x, wgnn_value h, int64_t B, int
      * when the projection fits one storage binding; else (or with
      * WGNN_SDPA_PACKED=0) heads split out, attention, heads merged. The
      * packed attention takes the projection's bias itself where the GEMM
-     * would run that bias as a pass of its own over the output (batch 32 on
-     * the H200: the product 0.606 -> 0.571 ms; not at batch 8, where the
-     * wave plan puts the biased product on the 128 x 128 tile and the plain
-     * one would take 64 x 64, 0.185 -> 0.196 ms: wgnn__gemm_bias_pass_alone,
-     * docs/PERFORMANCE.md, session 8); WGNN_SDPA_PACKED=nobias keeps it in
-     * the product, =bias moves it always (tests) */
+     * would run that bias as a pass of its own over the output
+     * (wgnn__gemm_bias_pass_alone: batch 32 on the H200 took the product
+     * from 0.606 to 0.571 ms so, session 8; since session 24 the 128 x 128
+     * tile takes the bias in its accumulators at the plain product's speed,
+     * 0.572 ms on an H100, and the bias stays in the product; not at batch
+     * 8, where the wave plan puts the biased product on the 128 x 128 tile
+     * and the plain one would take 64 x 64, 0.185 -> 0.196 ms;
+     * docs/PERFORMANCE.md); WGNN_SDPA_PACKED=nobias keeps it in the
+     * product, =bias moves it always (tests) */
     const wgnn_context *ctx = model_of(b)->ctx;
     uint64_t qkv_bytes = (uint64_t)(B * T * 3 * in->hidden_size) * 4u;
     bool packed = in->head_dim % 4 == 0 && qkv_bytes <= ctx->limits.maxStorageBufferBindingSize &&
@@ -428,7 +423,7 @@ static wgnn_value block(gb *b, int l, wgnn_value x, wgnn_value h, int64_t B, int
     bool fold = packed && ctx->knobs.sdpa_packed_bias != 0 &&
                 (ctx->knobs.sdpa_packed_bias == 1 ||
                  wgnn__gemm_bias_pass_alone(ctx, (uint32_t)(B * T), (uint32_t)(3 * in->hidden_size),
-                                            (uint32_t)in->hidden_size, f16, f16));
+                                            (uint32_t)in->hidden_size, false, f16));
     wgnn_value p = linear_ex(b, lab, h, n.qkv, NULL, -1, !fold, NULL, NULL);
     wgnn_value att;
     snprintf(lab, sizeof lab, "%s.attention.sdpa", a);

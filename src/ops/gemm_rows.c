@@ -36,8 +36,8 @@ static wgnn_status inner_err(wgnn__node *n, const char *what) {
 
 /* mm */
 static wgnn_status mm_check(wgnn__node *n) {
-    for (int i = 0; i < 2; i++) {
-        wgnn_status s = need_dtype(n, i, i ? "other" : "self", false);
+    for (int i = 0; i < 2; i++) { /* other may hold float16 (a model's weights, [K, N]) */
+        wgnn_status s = need_dtype(n, i, i ? "other" : "self", i == 1);
         if (s != WGNN_OK) return s;
     }
     if (n->in[0].rank != 2) return rank_err(n, "self", 0, "[M, K]");
@@ -62,7 +62,8 @@ static wgnn_status mm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_te
     wgnn_status s = dims_u32(ctx, n->op->info.name, d, 3);
     if (s != WGNN_OK) return s;
     wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
-                    .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]), .bias = k_none,
+                    .a = operand(in[0]), .b = operand(in[1]), .c = operand(out[0]), .b_f16 = in[1]->dtype == WGNN_F16,
+                    .bias = k_none,
                     .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn, .alpha = 1, .beta = 0};
     return wgnn__gemm_plan(ctx, p, &g);
 }
@@ -326,8 +327,8 @@ static wgnn_status addmm_check(wgnn__node *n) {
                               "addmm takes a fourth input (the residual) exactly when residual=true, and two more (the "
                               "norm's weight and bias) exactly when layer_norm=true; %d inputs given",
                               n->n_in);
-    for (int i = 0; i < 3; i++) {
-        wgnn_status s = need_dtype(n, i, names[i], false);
+    for (int i = 0; i < 3; i++) { /* mat2 may hold float16 (a model's weights, [K, N]) */
+        wgnn_status s = need_dtype(n, i, names[i], i == 2);
         if (s != WGNN_OK) return s;
     }
     const wgnn_desc *a = &n->in[1], *b = &n->in[2], *c = &n->in[0];
@@ -372,7 +373,7 @@ static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
     for (int i = 0; i < c->rank; i++) cd[2 - c->rank + i] = c->dims[i];
     double beta = n->arg[0].f;
     wgnn__gemm g = {.m = (uint32_t)m, .n = (uint32_t)nn, .k = (uint32_t)k, .batch = 1,
-                    .a = operand(in[1]), .b = operand(in[2]), .c = operand(out[0]),
+                    .a = operand(in[1]), .b = operand(in[2]), .c = operand(out[0]), .b_f16 = in[2]->dtype == WGNN_F16,
                     .bias = beta != 0 ? operand(c) : k_none, /* beta = 0: self is ignored (NaN too), as PyTorch */
                     .lda = (uint64_t)k, .ldb = (uint64_t)nn, .ldc = (uint64_t)nn,
                     .bias_rs = cd[0] == 1 ? 0 : (uint64_t)cd[1], .bias_cs = cd[1] == 1 ? 0 : 1,
@@ -389,7 +390,8 @@ static wgnn_status addmm_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn
 }
 
 const wgnn__op wgnn__op_mm = {
-    {"mm", "matrix product self @ other", "self, other", "self [M, K], other [K, N] -> [M, N]; float32", 2, 2, 0,
+    {"mm", "matrix product self @ other", "self, other",
+     "self [M, K], other [K, N] -> [M, N]; float32 (other float32 or float16 storage)", 2, 2, 0,
      NULL},
     mm_check,
     mm_plan,
@@ -474,7 +476,8 @@ const wgnn__op wgnn__op_addmm = {
     {"addmm", "beta * self + alpha * (mat1 @ mat2) [, then an activation] [+ a residual] [, and its LayerNorm]",
      "self, mat1, mat2, [residual], [ln_weight, ln_bias]",
      "self broadcastable to [M, N], mat1 [M, K], mat2 [K, N], residual [M, N] (residual=true only), ln_weight and "
-     "ln_bias [N] (layer_norm=true only) -> [M, N] (and with layer_norm=true its LayerNorm [M, N]); float32",
+     "ln_bias [N] (layer_norm=true only) -> [M, N] (and with layer_norm=true its LayerNorm [M, N]); float32 (mat2 "
+     "float32 or float16 storage)",
      3, 6, 6, k_addmm_args},
     addmm_check,
     addmm_plan,

@@ -31,7 +31,7 @@ static void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t ars, i
 
 wgnn_status wgnn__ref_mm(wgnn__node *n, const void *const *in, void *const *out) {
     int64_t m = n->in[0].dims[0], k = n->in[0].dims[1], nn = n->in[1].dims[1];
-    gemm(m, nn, k, in[0], k, 1, in[1], false, nn, 1, out[0], 1, 0, NULL, 0, 0);
+    gemm(m, nn, k, in[0], k, 1, in[1], n->in[1].dtype == WGNN_F16, nn, 1, out[0], 1, 0, NULL, 0, 0);
     return WGNN_OK;
 }
 
@@ -165,7 +165,7 @@ wgnn_status wgnn__ref_addmm(wgnn__node *n, const void *const *in, void *const *o
     int64_t cd[2] = {1, 1};
     for (int i = 0; i < c->rank; i++) cd[2 - c->rank + i] = c->dims[i];
     double beta = n->arg[0].f, alpha = n->arg[1].f;
-    gemm(m, nn, k, in[1], k, 1, in[2], false, nn, 1, out[0], alpha, beta, beta != 0 ? in[0] : NULL,
+    gemm(m, nn, k, in[1], k, 1, in[2], n->in[2].dtype == WGNN_F16, nn, 1, out[0], alpha, beta, beta != 0 ? in[0] : NULL,
          cd[0] == 1 ? 0 : cd[1], cd[1] == 1 ? 0 : 1);
     wgnn__ref_act(out[0], (uint64_t)(m * nn), (int)n->arg[2].i[0]);
     if (n->arg[3].i[0]) add_residual(out[0], in[3], (uint64_t)(m * nn));
