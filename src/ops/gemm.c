@@ -176,9 +176,14 @@ static uint64_t staged_bytes(const wgnn__gemm_tile *t) {
     return (uint64_t)t->bk * ((uint64_t)t->wy * t->tm + 4 + (uint64_t)t->wx * t->tn + 4) * 4;
 }
 
-static bool double_buffer(const wgnn_context *ctx, const wgnn__gemm_tile *t) {
+static bool double_buffer(const wgnn_context *ctx, const wgnn__gemm_tile *t, const wgnn__gemm *g) {
     uint64_t bytes = 2 * staged_bytes(t);
-    bool on = ctx->knobs.gemm_db == 1 || (ctx->knobs.gemm_db != 0 && wgnn__gemm_is_big_tile(t));
+    /* not for a float16 B read along n (the encoders' f16 weights, [k, n]):
+     * fc1 at batch 32 (6304 x 3072 x 768, bias, GELU) on an H100 took
+     * 0.925 ms with two buffers, 0.894 with one (docs/PERFORMANCE.md,
+     * session 24 call 9) */
+    bool f16n = g->b_f16 && !g->trans_b;
+    bool on = ctx->knobs.gemm_db == 1 || (ctx->knobs.gemm_db != 0 && wgnn__gemm_is_big_tile(t) && !f16n);
     return on && bytes <= ctx->limits.maxComputeWorkgroupStorageSize;
 }
 
@@ -205,7 +210,7 @@ uint32_t wgnn__gemm_kw(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t s)
     uint32_t most = ctx->knobs.gemm_kw < 0 ? 4u : (uint32_t)ctx->knobs.gemm_kw;
     if (s < 2 || most < 2 || g->sk_ts || g->big_tile || g->m > WGNN__GEMM_SMALL_M) return 1;
     wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g); /* k_small_tile, or WGNN_GEMM_TILE's */
-    if (t.gemv_mr || wgnn__gemm_is_big_tile(&t) || double_buffer(ctx, &t)) return 1;
+    if (t.gemv_mr || wgnn__gemm_is_big_tile(&t) || double_buffer(ctx, &t, g)) return 1;
     const WGPULimits *lim = &ctx->limits;
     uint32_t nt = t.wx * t.wy;
     uint64_t staged = staged_bytes(&t); /* bytes a group */
@@ -520,7 +525,7 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false",
                          g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false",
-                         double_buffer(ctx, &t) ? "true" : "false", (unsigned)g->act);
+                         double_buffer(ctx, &t, g) ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
