@@ -289,13 +289,14 @@ static const char *gelu_arg(gb *b) {
 }
 
 /* x [..., K] -> [..., N]: addmm on the weight kept as [K, N] (float32 or
- * float16; x viewed as [rows, K], the result viewed back). act (not NULL): an activation argument for the product's epilogue
- * (gelu_arg, "activation=tanh"); res >= 0: a
- * residual of the output's shape added in the epilogue too (residual=true).
+ * float16; x viewed as [rows, K], the result viewed back). act (not NULL):
+ * an activation argument for the product's epilogue (gelu_arg,
+ * "activation=tanh"); res >= 0: a residual of the output's shape added in
+ * the epilogue too (residual=true).
  * ln (not NULL): the LayerNorm of that name over the result as well, into
  * *ln_out (layer_norm=true: where the product ends in a reduce pass, that
- * pass writes both). !bias: the product alone (linear without its bias, or
- * mm), which takes neither a GELU, a residual nor a norm. */
+ * pass writes both). !bias: the product alone (mm), which takes neither a
+ * GELU, a residual nor a norm. */
 static wgnn_value linear_ex(gb *b, const char *label, wgnn_value x, const char *name, const char *act,
                             wgnn_value res, bool bias, const char *ln, wgnn_value *ln_out) {
     char w[192], bb[192], lw[192], lb[192], eps[64];
