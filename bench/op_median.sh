@@ -4,7 +4,8 @@
 #   op_bin LABEL BINARY -- OP ARGS...              another binary (e.g. build/old/wgnn)
 #   vit_products M [VAR=value ...]                 ViT-B/16's four block products at M rows
 #   sdpa_env LABEL [VAR=value ...] -- SHAPE         one bench sdpa line (auto route)
-#   enc_run LABEL MODEL BATCH [VAR=value ...] [-- OPTS]  one `wgnn run` line (an encoder from bench/torch_models.py)
+#   enc_run LABEL MODEL BATCH [VAR=value ...] [-- OPTS]  one `wgnn run` line (an encoder from bench/torch_models.py;
+#                                                  BIN=another binary)
 # --iters 20 --warmup 3 unless ARGS repeat them (the last wins).
 op_median_run() { # binary env-assignments... -- op args
   local bin=$1; shift; local envs=()
@@ -49,19 +50,24 @@ sdpa_env() {
   echo "$l $1: $(env "${e[@]}" ./build/wgnn bench sdpa --shape $1 --impl auto --iters $it --warmup 2 2>&1 | tail -1 |
     sed 's/ timer=.*//; s/ (min.*iters)//')"
 }
-# enc_run LABEL MODEL BATCH [VAR=value ...] [-- wgnn global options]: one
-# line for `wgnn run` on MODELS' (default /tmp/wgnn-models) MODEL (vit_b16,
+# enc_run LABEL MODEL BATCH [VAR=value ...] [-- wgnn options]: one line
+# for `wgnn run` on MODELS' (default /tmp/wgnn-models) MODEL (vit_b16,
 # siglip_b16) at BATCH (bench/torch_models.py's inputs and PyTorch outputs
-# there: MODEL_xB.npy, MODEL_lastB.npy): the
-# synchronous call's median and parts, the pipelined run, the GPU span and
-# the check against PyTorch's last_hidden_state (ITERS runs, default 50).
+# there: MODEL_xB.npy, MODEL_lastB.npy) through BIN (default ./build/wgnn;
+# e.g. BIN=build/old/wgnn for an older build): the synchronous call's
+# median and parts, the pipelined run, the resident run (PyTorch's
+# protocol), the GPU span and the check against PyTorch's
+# last_hidden_state at ATOL (default 2e-3; ITERS runs, default 50).
+# Options after "--" go after `run` (e.g. --weights f16).
 enc_run() {
-  local l=$1 m=$2 b=$3; shift 3; local e=() g=(); local w=${MODELS:-/tmp/wgnn-models}
+  local l=$1 m=$2 b=$3; shift 3; local e=() g=(); local w=${MODELS:-/tmp/wgnn-models} tol=${ATOL:-2e-3}
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do e+=("$1"); shift; done
   [ "${1:-}" = "--" ] && { shift; g=("$@"); }
-  echo "$l $m b$b: $(env "${e[@]}" ./build/wgnn "${g[@]}" run --model $w/$m --input $w/${m}_x$b.npy --iters ${ITERS:-50} \
-    --profile --ref $w/${m}_last$b.npy --atol 2e-3 --rtol 2e-3 2>&1 | grep -E '^input|^GPU span|^pipelined|vs /|rror' |
+  echo "$l $m b$b: $(env "${e[@]}" ${BIN:-./build/wgnn} run --model $w/$m --input $w/${m}_x$b.npy --iters ${ITERS:-50} \
+    "${g[@]}" --profile --ref $w/${m}_last$b.npy --atol $tol --rtol $tol 2>&1 |
+    grep -E '^input|^GPU span|^pipelined|^resident|vs /|rror' |
     sed 's/(its one compute pass.*timestamps)://; s/(upload, submit.*flight);//; s/outputs equal.*single run.s;//;
       s/first run (graph build + run) [0-9.]* ms;//; s/per run (upload, one submit, wait)//; s/medians of its parts: //;
-      s/last_hidden_state vs .*: max/max/; s/, 0 of .*-> ok/ ok/; s/host .* in fetch (waiting, read-back)//' | tr '\n' ' ')"
+      s/last_hidden_state vs .*: max/max/; s/, 0 of .*-> ok/ ok/; s/host .* in fetch (waiting, read-back)//;
+      s/(input left on the GPU.*protocol)//; s/resident: [0-9]* runs of the graph alone,/resident/' | tr '\n' ' ')"
 }

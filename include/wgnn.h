@@ -176,9 +176,10 @@ int wgnn_context_has_subgroups(const wgnn_context *ctx);
 int wgnn_context_has_timestamps(const wgnn_context *ctx);
 /* The GPU's compute units (NVIDIA's SMs, AMD's CUs), which WebGPU does not
  * report: from the environment variable WGNN_COMPUTE_UNITS when set, else
- * from wgnn's table of GPUs it has been measured on (the NVIDIA H200: 132),
- * else 0 (unknown). Large GEMMs are planned in whole waves of them where
- * known (docs/OPS.md, "Wave plan"); 0 leaves them as they were. */
+ * from wgnn's table of GPUs it has been measured on (the NVIDIA H200 and
+ * H100 SXM: 132), else 0 (unknown). Large GEMMs are planned in whole waves
+ * of them where known (docs/OPS.md, "Wave plan"); 0 leaves them as they
+ * were. */
 uint32_t wgnn_context_compute_units(const wgnn_context *ctx);
 
 /* ------------------------------------------------------------------------ */

@@ -370,6 +370,12 @@ static bool probe_timestamps(wgnn_context *ctx) {
 static uint32_t known_compute_units(const wgnn_adapter_info *info) {
     static const struct { uint32_t vendor, device, units; } k_gpus[] = {
         {0x10de, 0x2335, 132}, /* NVIDIA H200 SXM (docs/PERFORMANCE.md, session 7) */
+        /* NVIDIA H100 SXM5 80GB: the same 132 SMs. Until session 25 it was
+         * missing here, and the H100 ran without wave plans and with K
+         * groups chosen blind: ViT-B/16's GPU span 2.17 -> 1.91 ms at batch
+         * 1, 11.07 -> 9.16-9.21 at 8, 31.62-31.83 -> 30.33-30.53 at 32
+         * (docs/PERFORMANCE.md, session 25 call 2) */
+        {0x10de, 0x2330, 132},
     };
     for (size_t i = 0; i < sizeof k_gpus / sizeof k_gpus[0]; i++)
         if (info->vendor_id == k_gpus[i].vendor && info->device_id == k_gpus[i].device) return k_gpus[i].units;
