@@ -347,6 +347,14 @@ int cmd_run(const global_opts *g, int argc, char **argv) {
                     wall_profiled - (double)total / 1e6,
                     (double)(st.peak_bytes + st.scratch_bytes + st.io_bytes + st.constant_bytes + st.uniform_bytes) /
                         1e6);
+        /* a GPU whose compute units wgnn does not know plans its large
+         * products without waves (an H100 without them: ViT-B/16 13-20%
+         * slower, docs/PERFORMANCE.md session 25) */
+        wgnn_adapter_info ai;
+        wgnn_context_adapter(ctx, &ai);
+        if (wgnn_context_compute_units(ctx) == 0 && strcmp(ai.type, "CPU") != 0)
+            fprintf(info, "note: wgnn does not know this GPU's compute units: WGNN_COMPUTE_UNITS=N (its SMs or CUs) "
+                          "plans the GEMM in whole waves of them (README.md)\n");
     }
 
     wgnn_desc dl, dp;
