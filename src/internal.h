@@ -61,6 +61,8 @@ typedef struct wgnn__knobs {
     int fused_swz;            /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('w': unpadded, swizzled workgroup memory) */
     uint32_t fused_cunroll;   /* WGNN_FUSED_FLAGS 'cN': LEAN's P.V unroll (1..64, power of 2); 0 default */
     uint32_t fused_unroll;    /* WGNN_FUSED_FLAGS 'uN': LEAN's unroll (1..32, power of 2); 0 default */
+    uint32_t fused_vh[4];     /* WGNN_FUSED_VH=TY,RG,JU,CU: sdpa_fused_vh wherever it applies; [0] == 0: unset */
+    bool fused_vh_off;        /* WGNN_FUSED_VH=0: never */
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
     int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */
     int gemm_bias_init;       /* WGNN_GEMM_BIAS_INIT=0: no bias in the accumulators (ops/gemm.c); else -1, on */

@@ -452,9 +452,76 @@ static void test_validation(wgnn_context *ctx) {
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) wgnn_tensor_destroy(all[i]);
 }
 
+/* sdpa_fused_vh (D/4 = 2 x TX: D = 128 where subgroups hold 16 lanes, 64 on
+ * lavapipe's 8), run with WGNN_FUSED_VH set (ctest test_sdpa_vh): partial
+ * query and key tiles, one query row, grouped-query heads, float16 storage.
+ * Without the knob the same cases check whatever route the shapes take. */
+static void test_fused_vh(wgnn_context *ctx) {
+    int64_t d = ctx->info.subgroup_min_size >= 16 ? 128 : 64;
+    static const wgnn_sdpa_impl fused[] = {WGNN_SDPA_FUSED};
+    case_desc a = {4, {1, 3}, 100, 70, d, MASK_NONE, 0, 0, 1};
+    run_case(ctx, &a, fused, 1);
+    case_desc b = {4, {2, 2}, 130, 200, d, MASK_NONE, 1, 0.3f, 3};
+    run_case(ctx, &b, fused, 1);
+    case_desc c = {3, {4}, 1, 65, d, MASK_NONE, 0, 0, 1};
+    run_case(ctx, &c, fused, 1);
+    case_desc g = {4, {1, 4}, 77, 129, d, MASK_NONE, 0, 0, 2};
+    run_case_ex(ctx, &g, 2, WGNN_SDPA_CAUSAL_NONE, fused, 1); /* 4 q heads over 2 kv heads */
+    /* float16 q, k, v and out */
+    int64_t qd[4] = {1, 2, 70, d}, kd[4] = {1, 2, 90, d};
+    size_t nq = (size_t)(2 * 70 * d), nk = (size_t)(2 * 90 * d);
+    float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nk * 4), *ref = malloc(nq * 4), *got = malloc(nq * 4);
+    uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nk * 2), *ho = malloc(nq * 2);
+    tu_fill(q, nq, -1, 1);
+    tu_fill(k, nk, -1, 1);
+    tu_fill(v, nk, -1, 1);
+    wgnn_f32_to_f16(q, hq, nq);
+    wgnn_f32_to_f16(k, hk, nk);
+    wgnn_f32_to_f16(v, hv, nk);
+    wgnn_f16_to_f32(hq, q, nq);
+    wgnn_f16_to_f32(hk, k, nk);
+    wgnn_f16_to_f32(hv, v, nk);
+    wgnn_ref_sdpa(q, k, v, NULL, 2, 70, 90, (uint64_t)d, 1.0 / sqrt((double)d), ref);
+    wgnn_tensor *tq = NULL, *tk = NULL, *tv = NULL, *to = NULL;
+    wgnn_status s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &tq);
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tk);
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tv);
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &to);
+    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tq, hq, nq * 2);
+    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tk, hk, nk * 2);
+    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tv, hv, nk * 2);
+    wgnn_sdpa_options opt = {NULL, 0, 0, WGNN_SDPA_FUSED, 0, 0};
+    if (s == WGNN_OK) s = wgnn_sdpa(ctx, tq, tk, tv, &opt, to);
+    if (s == WGNN_OK) s = wgnn_tensor_download(ctx, to, ho, nq * 2);
+    CHECK(s == WGNN_OK, "vh f16: %s", wgnn_context_error(ctx));
+    if (s == WGNN_OK) {
+        wgnn_f16_to_f32(ho, got, nq);
+        double e;
+        CHECK(tu_close(got, ref, nq, 1e-3, 1e-3, &e), "vh f16: max abs err %g", e);
+    }
+    wgnn_tensor_destroy(tq);
+    wgnn_tensor_destroy(tk);
+    wgnn_tensor_destroy(tv);
+    wgnn_tensor_destroy(to);
+    free(q);
+    free(k);
+    free(v);
+    free(ref);
+    free(got);
+    free(hq);
+    free(hk);
+    free(hv);
+    free(ho);
+}
+
 int main(int argc, char **argv) {
     tu_seed(argc > 1 ? strtoull(argv[1], NULL, 10) : 20261130u);
     wgnn_context *ctx = tu_context();
+    if (argc > 2 && strcmp(argv[2], "vh") == 0) { /* ctest test_sdpa_vh */
+        test_fused_vh(ctx);
+        wgnn_context_destroy(ctx);
+        return tu_finish();
+    }
     test_validation(ctx);
     test_causal_gqa(ctx);
     if (argc > 2 && strcmp(argv[2], "causal") == 0) { /* quick run while developing */

@@ -412,6 +412,12 @@ static void read_knobs(wgnn__knobs *k) {
         int cn = cu ? atoi(cu + 1) : 0;
         if (cn >= 1 && cn <= 64 && (cn & (cn - 1)) == 0) k->fused_cunroll = (uint32_t)cn;
     }
+    env = getenv("WGNN_FUSED_VH");
+    uint32_t vh[4] = {8, 2, 4, 8};
+    if (env && sscanf(env, "%u,%u,%u,%u", &vh[0], &vh[1], &vh[2], &vh[3]) >= 1 && vh[0] >= 1 && vh[0] <= 16 &&
+        (vh[1] == 1 || vh[1] == 2) && vh[2] >= 1 && vh[3] >= 1)
+        memcpy(k->fused_vh, vh, sizeof vh);
+    k->fused_vh_off = env && strcmp(env, "0") == 0;
     env = getenv("WGNN_FUSED_SPLIT");
     if (env && atoi(env) > 0) k->fused_split = (uint32_t)atoi(env);
     env = getenv("WGNN_GEMM_TILE");

@@ -1,5 +1,6 @@
 /* sdpa_fused.c - the fused attention's plan (shaders/sdpa_fused.wgsl and
- * its split-KV reduce, shaders/sdpa_fused_reduce.wgsl) for the rows that
+ * its split-KV reduce, shaders/sdpa_fused_reduce.wgsl; D = 128's
+ * long-sequence kernel shaders/sdpa_fused_vh.wgsl, vh_tile) for the rows that
  * run it: sdpa and sdpa_qkvpacked (src/ops/sdpa.c), sdpa_kvcache and
  * qkv_sdpa_kvcache (src/ops/sdpa_kvcache.c). Picks the tile (fused_tile,
  * as measured on the H200 and lavapipe), the key splits, the heads a
@@ -48,6 +49,7 @@ typedef struct fused_cfg {
     uint32_t ju, cu; /* LEAN: unrolled steps of the d4 loop and of the P.V key loop */
     uint32_t srn;    /* vec4 entries of sR */
     uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
+    bool vh;                    /* shaders/sdpa_fused_vh.wgsl (vh_tile): ty, tx, rg, ju, cu */
 } fused_cfg;
 
 
@@ -93,6 +95,7 @@ static bool tile_config(const wgnn_context *ctx, uint32_t d4, const uint32_t t[4
         ty * tx > L->maxComputeInvocationsPerWorkgroup || tx > L->maxComputeWorkgroupSizeX ||
         ty > L->maxComputeWorkgroupSizeY)
         return false;
+    c->vh = false;
     c->ty = ty;
     c->tx = tx;
     c->ke = ke;
@@ -238,10 +241,59 @@ static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
     return wgnn__units_per_binding(ctx, per, 3, sh->bh / g) * g;
 }
 
+/* D = 128 (D/4 = 2 x TX with TX = 16), long sequences on a GPU:
+ * shaders/sdpa_fused_vh.wgsl, Q resident in workgroup memory for 64 rows
+ * and V staged in two halves of D, where the 128-row tile of fused_tile
+ * reads Q through the L1 cache in its score loop. An H100, (4,16,4096,
+ * 4096,128) two rounds: 19.93 -> 19.18 ms (float16 storage 22.34 -> 20.39;
+ * (1,16,8192,8192,128) 19.92 -> 19.12), 228 registers; unrolls JU 4 and CU
+ * 8 measured best of 1-4 and 4-32 (docs/PERFORMANCE.md, session 26). Not
+ * for masks, causal rows, the KV cache or sdpa_qkvpacked's bias, nor where
+ * the heads need more than one binding. WGNN_FUSED_VH=TY,RG,JU,CU takes it
+ * wherever it can run (any D/4 = 2 x TX and sequence length; TX = 8 where
+ * subgroups are smaller than 16, as on lavapipe), =0 never; the other fused
+ * knobs leave it off. */
+static bool vh_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c) {
+    const wgnn__knobs *k = &ctx->knobs;
+    uint32_t d4 = (uint32_t)(sh->d / 4), tx = ctx->info.subgroup_min_size >= 16 ? 16 : 8;
+    bool forced = k->fused_vh[0] != 0;
+    bool others = k->fused_tile[0] != 0 || k->fused_lean >= 0 || k->fused_unroll != 0 || k->fused_cunroll != 0 ||
+                  k->fused_sg >= 0;
+    bool dflt = !k->fused_vh_off && !others && !wgnn__cpu_adapter(ctx) && tx == 16 && long_seq(sh);
+    if (!forced && !dflt) return false;
+    if (sh->mask || sh->kvlen || sh->qbias || sh->causal != WGNN_SDPA_CAUSAL_NONE || !ctx->has_subgroups ||
+        ctx->info.subgroup_min_size < tx || d4 != 2 * tx || fused_chunk(ctx, sh) != sh->bh)
+        return false;
+    uint32_t ty = forced ? k->fused_vh[0] : 8, rg = forced ? k->fused_vh[1] : 2;
+    uint64_t nt = (uint64_t)tx * ty, bc = 2ull * tx, br = 4ull * rg * ty;
+    uint64_t reg = bc * d4, alt = bc * (d4 / 2) + rg * ty * bc;
+    if (16ull * (br * d4 + (reg > alt ? reg : alt)) > ctx->limits.maxComputeWorkgroupStorageSize ||
+        nt > ctx->limits.maxComputeInvocationsPerWorkgroup || ty > ctx->limits.maxComputeWorkgroupSizeY)
+        return false;
+    memset(c, 0, sizeof *c);
+    c->vh = true;
+    c->ty = ty;
+    c->tx = tx;
+    c->ke = 2;
+    c->rg = rg;
+    c->oj = 2;
+    c->use_sg = true;
+    c->ju = pow2_divisor(d4, forced ? k->fused_vh[2] : 4);
+    c->cu = pow2_divisor((uint32_t)bc, forced ? k->fused_vh[3] : 8);
+    c->pf = (uint32_t)((bc * d4 + nt - 1) / nt);
+    c->n_split = 1;
+    c->kv_chunk = sh->s_kv > UINT32_MAX ? UINT32_MAX : (uint32_t)sh->s_kv;
+    return true;
+}
+
 /* The whole fused plan, shared by wgnn_sdpa and wgnn_sdpa_scratch_bytes so
  * they cannot disagree: tile, heads per dispatch (*shc is one such chunk)
  * and key splits. */
 static wgnn_status fused_plan(wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c, sdpa_shape *shc) {
+    if (vh_tile(ctx, sh, c)) {
+        *shc = *sh;
+        return WGNN_OK;
+    }
     if (!fused_tile(ctx, sh, c))
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "sdpa fused: D=%llu needs more workgroup memory than the device's "
@@ -366,6 +418,52 @@ wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, 
     return split_reduce(ctx, p, f16, rows, d4, n_split, part_o, part_ml, ml_off, out, off, bytes, 0, NULL, NULL, kv);
 }
 
+/* sdpa_fused_vh's one dispatch (vh_tile's c): every head at once */
+static wgnn_status plan_vh(wgnn_context *ctx, const sdpa_shape *sh, const fused_cfg *c, const wgnn_tensor *const *in,
+                           const wgnn__binding *q_at, wgnn_tensor *out, wgnn__plan *p, const sdpa_layout *lo) {
+    uint32_t d4 = (uint32_t)(sh->d / 4), nt = c->tx * c->ty, bc = 2 * c->tx;
+    char prelude[2560];
+    snprintf(prelude, sizeof prelude,
+             "enable subgroups;\n%sconst D4: u32 = %uu;\nconst RG: u32 = %uu;\nconst JU: u32 = %uu;\n"
+             "const CU: u32 = %uu;\nconst PFK: u32 = %uu;\nconst PFV: u32 = %uu;\n%s%s"
+             "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n    var r = x;\n"
+             "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
+             "    return r;\n}\n"
+             "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> {\n    var r = x;\n"
+             "    for (var off = 1u; off < TX; off = off * 2u) { r += subgroupShuffleXor(r, off); }\n"
+             "    return r;\n}\n",
+             WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c->rg, c->ju, c->cu, (bc * d4 + nt - 1) / nt,
+             (bc * d4 / 2 + nt - 1) / nt, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
+             sh->f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32);
+    wgnn__const consts[2] = {{"TY", c->ty}, {"TX", c->tx}};
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "sdpa_fused_vh", prelude, consts, 2, &pipe);
+    if (s != WGNN_OK) return s;
+    uint64_t br = 4ull * c->rg * c->ty, n_qtiles = (sh->s_q + br - 1) / br, n_groups = sh->bh * n_qtiles;
+    if (n_groups > UINT32_MAX)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: %llu workgroups is too many", (unsigned long long)n_groups);
+    uint32_t gx, gy;
+    s = wgnn__compute_2d_workgroup_count(ctx, n_groups, ctx->limits.maxComputeWorkgroupsPerDimension, "sdpa fused", &gx,
+                                         &gy);
+    if (s != WGNN_OK) return s;
+    fused_params fp = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
+                       (float)(sh->scale * 1.4426950408889634), c->kv_chunk, (uint32_t)sh->bh, (uint32_t)sh->group, 0, 0,
+                       lo->n_h, d4, lo->q_rs, lo->q_hs, lo->q_bs, lo->kv_rs, lo->kv_hs, lo->kv_bs, lo->k_off,
+                       lo->v_off, lo->o_rs, lo->o_hs, lo->o_bs};
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    if (sh->packed) { /* q, k and v are the one qkv tensor */
+        for (int i = 0; i < 3; i++) wgnn__plan_bind(d, in[0]->buf, 0, 0);
+    } else {
+        if (q_at) wgnn__plan_bind_range(d, q_at, 0, sh->bh * sh->s_q * sh->d * (sh->f16 ? 2u : 4u));
+        else wgnn__plan_bind(d, in[0]->buf, 0, 0);
+        wgnn__plan_bind(d, in[1]->buf, 0, 0);
+        wgnn__plan_bind(d, in[2]->buf, 0, 0);
+    }
+    wgnn__plan_bind(d, out->buf, 0, 0);
+    return WGNN_OK;
+}
+
 wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const wgnn_tensor *const *in,
                                   const wgnn__binding *q_at, wgnn_tensor *out, wgnn__plan *p) {
     uint32_t d4 = (uint32_t)(sh->d / 4);
@@ -377,6 +475,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
     bool split = c.n_split > 1;
     sdpa_layout lo;
     if (!layout_of(sh, &lo)) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: a stride passes 2^32 vec4s");
+    if (c.vh) return plan_vh(ctx, sh, &c, in, q_at, out, p, &lo);
     if (sh->packed && chunk < sh->bh)
         return wgnn__err(ctx, WGNN_ERR_LIMIT,
                          "sdpa_qkvpacked: qkv (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu "
@@ -500,7 +599,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
 
 uint64_t wgnn__sdpa_fused_rows(const wgnn_context *ctx, const sdpa_shape *sh) {
     fused_cfg c;
-    return fused_tile(ctx, sh, &c) ? 4ull * c.rg * c.ty : 0;
+    return vh_tile(ctx, sh, &c) || fused_tile(ctx, sh, &c) ? 4ull * c.rg * c.ty : 0;
 }
 
 wgnn_status wgnn__sdpa_fused_fits(wgnn_context *ctx, const sdpa_shape *sh) {
