@@ -252,13 +252,13 @@ static uint64_t fused_chunk(const wgnn_context *ctx, const sdpa_shape *sh) {
  * the heads need more than one binding. WGNN_FUSED_VH=TY,RG,JU,CU takes it
  * wherever it can run (any D/4 = 2 x TX and sequence length; TX = 8 where
  * subgroups are smaller than 16, as on lavapipe), =0 never; the other fused
- * knobs leave it off. */
+ * knobs (WGNN_FUSED_TILE, _FLAGS, _SPLIT) leave it off. */
 static bool vh_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c) {
     const wgnn__knobs *k = &ctx->knobs;
     uint32_t d4 = (uint32_t)(sh->d / 4), tx = ctx->info.subgroup_min_size >= 16 ? 16 : 8;
     bool forced = k->fused_vh[0] != 0;
     bool others = k->fused_tile[0] != 0 || k->fused_lean >= 0 || k->fused_unroll != 0 || k->fused_cunroll != 0 ||
-                  k->fused_sg >= 0;
+                  k->fused_sg >= 0 || k->fused_split != 0;
     bool dflt = !k->fused_vh_off && !others && !wgnn__cpu_adapter(ctx) && tx == 16 && long_seq(sh);
     if (!forced && !dflt) return false;
     if (sh->mask || sh->kvlen || sh->qbias || sh->causal != WGNN_SDPA_CAUSAL_NONE || !ctx->has_subgroups ||
