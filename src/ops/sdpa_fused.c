@@ -418,6 +418,19 @@ wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, 
     return split_reduce(ctx, p, f16, rows, d4, n_split, part_o, part_ml, ml_off, out, off, bytes, 0, NULL, NULL, kv);
 }
 
+/* row_max_sg / row_sum_sg for the kernels' preludes: the max and the sum
+ * over the TX lanes of a row by subgroup shuffles (after "enable
+ * subgroups;"), or stubs that are never called */
+static const char k_row_sg[] =
+    "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n    var r = x;\n"
+    "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
+    "    return r;\n}\n"
+    "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> {\n    var r = x;\n"
+    "    for (var off = 1u; off < TX; off = off * 2u) { r += subgroupShuffleXor(r, off); }\n"
+    "    return r;\n}\n";
+static const char k_row_stub[] = "fn row_max_sg(x: vec4<f32>) -> vec4<f32> { return x; }\n"
+                                 "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> { return x; }\n";
+
 /* sdpa_fused_vh's one dispatch (vh_tile's c): every head at once */
 static wgnn_status plan_vh(wgnn_context *ctx, const sdpa_shape *sh, const fused_cfg *c, const wgnn_tensor *const *in,
                            const wgnn__binding *q_at, wgnn_tensor *out, wgnn__plan *p, const sdpa_layout *lo) {
@@ -425,16 +438,10 @@ static wgnn_status plan_vh(wgnn_context *ctx, const sdpa_shape *sh, const fused_
     char prelude[2560];
     snprintf(prelude, sizeof prelude,
              "enable subgroups;\n%sconst D4: u32 = %uu;\nconst RG: u32 = %uu;\nconst JU: u32 = %uu;\n"
-             "const CU: u32 = %uu;\nconst PFK: u32 = %uu;\nconst PFV: u32 = %uu;\n%s%s"
-             "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n    var r = x;\n"
-             "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
-             "    return r;\n}\n"
-             "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> {\n    var r = x;\n"
-             "    for (var off = 1u; off < TX; off = off * 2u) { r += subgroupShuffleXor(r, off); }\n"
-             "    return r;\n}\n",
+             "const CU: u32 = %uu;\nconst PFK: u32 = %uu;\nconst PFV: u32 = %uu;\n%s%s%s",
              WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c->rg, c->ju, c->cu, (bc * d4 + nt - 1) / nt,
              (bc * d4 / 2 + nt - 1) / nt, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
-             sh->f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32);
+             sh->f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, k_row_sg);
     wgnn__const consts[2] = {{"TY", c->ty}, {"TX", c->tx}};
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "sdpa_fused_vh", prelude, consts, 2, &pipe);
@@ -487,20 +494,10 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
     snprintf(prelude, sizeof prelude,
              "%s%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
              "const PF: u32 = %uu;\nconst LEAN: bool = %s;\nconst JU: u32 = %uu;\nconst CU: u32 = %uu;\n"
-             "const SRN: u32 = %uu;\nconst QG: bool = %s;\nconst SWZ: bool = %s;\n%s%s"
-             "fn row_max_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n"
-             "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> {\n%s}\n",
+             "const SRN: u32 = %uu;\nconst QG: bool = %s;\nconst SWZ: bool = %s;\n%s%s%s",
              c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), qb, d4, c.ke, c.rg, c.oj, c.pf,
              c.lean ? "true" : "false", c.ju, c.cu, c.srn, c.qg ? "true" : "false", c.swz ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
-             sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32,
-             c.use_sg ? "    var r = x;\n"
-                        "    for (var off = 1u; off < TX; off = off * 2u) { r = max(r, subgroupShuffleXor(r, off)); }\n"
-                        "    return r;\n"
-                      : "    return x;\n",
-             c.use_sg ? "    var r = x;\n"
-                        "    for (var off = 1u; off < TX; off = off * 2u) { r += subgroupShuffleXor(r, off); }\n"
-                        "    return r;\n"
-                      : "    return x;\n");
+             sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, c.use_sg ? k_row_sg : k_row_stub);
     wgnn__const consts[8] = {{"TY", c.ty},
                              {"TX", c.tx},
                              {"HAS_MASK", sh->mask ? 1 : 0},
