@@ -1,15 +1,23 @@
-// sdpa_fused_vh (experiment): flash attention for long sequences with Q
-// resident in workgroup memory and V staged in two halves of D, so that
-// a D = 128 tile of 64 query rows x 32 keys fits 48 KiB: sQ [BR][D4]
-// (pre-scaled), then one region that holds the K tile [BC][D4] (d4 index
-// XORed with the key's low 3 bits) during the scores, and afterwards a V
-// half [BC][DH] and P [row group][BC]. Six barriers a key tile. No mask, no
-// causal rows, no splits; subgroup row maxima (TX lanes of a row in one
-// subgroup), KE = 2, OJ = 2 (D4 = 2 * TX): output column half h is lx + TX*h.
+// sdpa_fused_vh: flash attention (online softmax, as sdpa_fused.wgsl) for
+// D = 128's long sequences on GPUs (src/ops/sdpa_fused.c vh_tile), with Q
+// resident in workgroup memory and V staged in two halves of D, so that a
+// tile of 64 query rows x 32 keys fits 48 KiB: sQ [BR][D4] (pre-scaled),
+// then one region that holds the K tile [BC][D4] (d4 index XORed with the
+// key's low 3 bits, so 8 lanes reading 8 keys hit different banks) during
+// the scores, and afterwards a V half [BC][DH] beside P [row group][BC].
+// Six barriers a key tile. Thread (ly, lx) scores rows RM*ly .. +RM-1
+// against keys lx and lx + TX (KE = 2) and keeps the output columns lx and
+// lx + TX (one per half of D: D4 = 2 * TX) in two arrays, o0 and o1 (one
+// array indexed by the half went to local memory on NVIDIA's compiler).
+// No mask, no causal rows, no splits, no KV cache (the host checks); the row
+// maxima and sums by subgroup shuffles (a row's TX lanes in one subgroup).
+// Rows past S_q read zeros and are not written; keys past S_kv read zeros
+// and count for nothing. q, k, v and out by their strides (P.q_rs, ...), as
+// in sdpa_fused.wgsl: [B, H, S, D], or sdpa_qkvpacked's qkv and out.
 //
-// The host prepends D4, RG, JU, CU, PFK and PFV (K's vec4s a thread, V's
-// a thread and half), IN4/OUT4 with ld4/st4, Params,
-// row_max_sg and row_sum_sg.
+// The host prepends D4, RG, JU and CU (the score and P.V loops' unrolls),
+// PFK and PFV (K's vec4s a thread; V's a thread and half), IN4/OUT4 with
+// ld4/st4, Params, row_max_sg and row_sum_sg.
 
 override TY: u32 = 8u;
 override TX: u32 = 16u;
