@@ -282,61 +282,71 @@ static void test_random_sweep(wgnn_context *ctx) {
 /* float16 storage: f16 q, k, v, out; fp32 mask and accumulation. The
  * reference sees the same f16-rounded inputs; the output's own rounding to
  * f16 dominates the error (documented in wgnn.h). */
+/* One float16-storage case: q, k, v and out [sh0, sh1, S, D] for sh =
+ * {sh0, sh1, S_q, S_kv, D}, with a mask (MASK_INF_ROWS) or none, through
+ * impl; the reference sees the rounded inputs. refuse_three_pass: also
+ * check that three-pass turns float16 away. */
+static void f16_case(wgnn_context *ctx, const int64_t sh[5], int with_mask, wgnn_sdpa_impl impl, int refuse_three_pass,
+                     const char *label) {
+    uint64_t bh = (uint64_t)(sh[0] * sh[1]);
+    size_t nq = (size_t)(bh * sh[2] * sh[4]), nk = (size_t)(bh * sh[3] * sh[4]), nm = (size_t)(bh * sh[2] * sh[3]);
+    float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nk * 4), *ref = malloc(nq * 4), *got = malloc(nq * 4);
+    float *m = malloc(nm * 4);
+    uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nk * 2), *ho = malloc(nq * 2);
+    tu_fill(q, nq, -1, 1);
+    tu_fill(k, nk, -1, 1);
+    tu_fill(v, nk, -1, 1);
+    make_mask(m, bh * (uint64_t)sh[2], (uint64_t)sh[3], MASK_INF_ROWS);
+    wgnn_f32_to_f16(q, hq, nq);
+    wgnn_f32_to_f16(k, hk, nk);
+    wgnn_f32_to_f16(v, hv, nk);
+    wgnn_f16_to_f32(hq, q, nq); /* the reference sees the rounded inputs */
+    wgnn_f16_to_f32(hk, k, nk);
+    wgnn_f16_to_f32(hv, v, nk);
+    wgnn_ref_sdpa(q, k, v, with_mask ? m : NULL, bh, (uint64_t)sh[2], (uint64_t)sh[3], (uint64_t)sh[4],
+                  1.0 / sqrt((double)sh[4]), ref);
+    int64_t qd[4] = {sh[0], sh[1], sh[2], sh[4]}, kd[4] = {sh[0], sh[1], sh[3], sh[4]}, md[4] = {sh[0], sh[1], sh[2], sh[3]};
+    wgnn_tensor *tq = NULL, *tk = NULL, *tv = NULL, *to = NULL, *tm = NULL;
+    wgnn_status s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &tq);
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tk);
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tv);
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &to);
+    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F32, 4, md, &tm);
+    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tq, hq, nq * 2);
+    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tk, hk, nk * 2);
+    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tv, hv, nk * 2);
+    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tm, m, nm * 4);
+    wgnn_sdpa_options opt = {with_mask ? tm : NULL, 0, 0, impl, 0, 0};
+    if (s == WGNN_OK) s = wgnn_sdpa(ctx, tq, tk, tv, &opt, to);
+    if (s == WGNN_OK) s = wgnn_tensor_download(ctx, to, ho, nq * 2);
+    CHECK(s == WGNN_OK, "%s: %s", label, wgnn_context_error(ctx));
+    if (s == WGNN_OK) {
+        wgnn_f16_to_f32(ho, got, nq);
+        double e;
+        CHECK(tu_close(got, ref, nq, 1e-3, 1e-3, &e), "%s: max abs err %g", label, e);
+    }
+    if (refuse_three_pass) {
+        opt.impl = WGNN_SDPA_THREE_PASS;
+        CHECK(wgnn_sdpa(ctx, tq, tk, tv, &opt, to) == WGNN_ERR_UNSUPPORTED &&
+                  strstr(wgnn_context_error(ctx), "only in the fused") != NULL,
+              "f16 three-pass refused: %s", wgnn_context_error(ctx));
+    }
+    wgnn_tensor_destroy(tq);
+    wgnn_tensor_destroy(tk);
+    wgnn_tensor_destroy(tv);
+    wgnn_tensor_destroy(to);
+    wgnn_tensor_destroy(tm);
+    free(q), free(k), free(v), free(ref), free(got), free(m), free(hq), free(hk), free(hv), free(ho);
+}
+
 static void test_f16(wgnn_context *ctx) {
     /* float16 storage needs no shader-f16 (pack2x16float / unpack2x16float);
      * the caller runs this on a context without optional features too */
     static const int64_t shapes[][5] = {{1, 4, 33, 47, 64}, {2, 3, 17, 300, 16}, {1, 2, 1, 700, 128}, {1, 1, 64, 64, 12}};
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
-        const int64_t *sh = shapes[t];
-        uint64_t bh = (uint64_t)(sh[0] * sh[1]);
-        size_t nq = (size_t)(bh * sh[2] * sh[4]), nk = (size_t)(bh * sh[3] * sh[4]), nm = (size_t)(bh * sh[2] * sh[3]);
-        float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nk * 4), *ref = malloc(nq * 4), *got = malloc(nq * 4);
-        float *m = malloc(nm * 4);
-        uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nk * 2), *ho = malloc(nq * 2);
-        tu_fill(q, nq, -1, 1);
-        tu_fill(k, nk, -1, 1);
-        tu_fill(v, nk, -1, 1);
-        make_mask(m, bh * (uint64_t)sh[2], (uint64_t)sh[3], MASK_INF_ROWS);
-        wgnn_f32_to_f16(q, hq, nq);
-        wgnn_f32_to_f16(k, hk, nk);
-        wgnn_f32_to_f16(v, hv, nk);
-        wgnn_f16_to_f32(hq, q, nq); /* the reference sees the rounded inputs */
-        wgnn_f16_to_f32(hk, k, nk);
-        wgnn_f16_to_f32(hv, v, nk);
-        int with_mask = t % 2 == 0;
-        wgnn_ref_sdpa(q, k, v, with_mask ? m : NULL, bh, (uint64_t)sh[2], (uint64_t)sh[3], (uint64_t)sh[4],
-                      1.0 / sqrt((double)sh[4]), ref);
-        int64_t qd[4] = {sh[0], sh[1], sh[2], sh[4]}, kd[4] = {sh[0], sh[1], sh[3], sh[4]},
-                md[4] = {sh[0], sh[1], sh[2], sh[3]};
-        wgnn_tensor *tq = NULL, *tk = NULL, *tv = NULL, *to = NULL, *tm = NULL;
-        wgnn_status s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &tq);
-        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tk);
-        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tv);
-        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &to);
-        if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F32, 4, md, &tm);
-        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tq, hq, nq * 2);
-        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tk, hk, nk * 2);
-        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tv, hv, nk * 2);
-        if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tm, m, nm * 4);
-        wgnn_sdpa_options opt = {with_mask ? tm : NULL, 0, 0, WGNN_SDPA_AUTO, 0, 0};
-        if (s == WGNN_OK) s = wgnn_sdpa(ctx, tq, tk, tv, &opt, to);
-        if (s == WGNN_OK) s = wgnn_tensor_download(ctx, to, ho, nq * 2);
-        CHECK(s == WGNN_OK, "f16 case %zu: %s", t, wgnn_context_error(ctx));
-        if (s == WGNN_OK) {
-            wgnn_f16_to_f32(ho, got, nq);
-            double e;
-            CHECK(tu_close(got, ref, nq, 1e-3, 1e-3, &e), "f16 case %zu: max abs err %g", t, e);
-        }
-        opt.impl = WGNN_SDPA_THREE_PASS;
-        CHECK(wgnn_sdpa(ctx, tq, tk, tv, &opt, to) == WGNN_ERR_UNSUPPORTED &&
-                  strstr(wgnn_context_error(ctx), "only in the fused") != NULL,
-              "f16 three-pass refused: %s", wgnn_context_error(ctx));
-        wgnn_tensor_destroy(tq);
-        wgnn_tensor_destroy(tk);
-        wgnn_tensor_destroy(tv);
-        wgnn_tensor_destroy(to);
-        wgnn_tensor_destroy(tm);
-        free(q), free(k), free(v), free(ref), free(got), free(m), free(hq), free(hk), free(hv), free(ho);
+        char label[32];
+        snprintf(label, sizeof label, "f16 case %zu", t);
+        f16_case(ctx, shapes[t], t % 2 == 0, WGNN_SDPA_AUTO, 1, label);
     }
 }
 
@@ -467,51 +477,8 @@ static void test_fused_vh(wgnn_context *ctx) {
     run_case(ctx, &c, fused, 1);
     case_desc g = {4, {1, 4}, 77, 129, d, MASK_NONE, 0, 0, 2};
     run_case_ex(ctx, &g, 2, WGNN_SDPA_CAUSAL_NONE, fused, 1); /* 4 q heads over 2 kv heads */
-    /* float16 q, k, v and out */
-    int64_t qd[4] = {1, 2, 70, d}, kd[4] = {1, 2, 90, d};
-    size_t nq = (size_t)(2 * 70 * d), nk = (size_t)(2 * 90 * d);
-    float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nk * 4), *ref = malloc(nq * 4), *got = malloc(nq * 4);
-    uint16_t *hq = malloc(nq * 2), *hk = malloc(nk * 2), *hv = malloc(nk * 2), *ho = malloc(nq * 2);
-    tu_fill(q, nq, -1, 1);
-    tu_fill(k, nk, -1, 1);
-    tu_fill(v, nk, -1, 1);
-    wgnn_f32_to_f16(q, hq, nq);
-    wgnn_f32_to_f16(k, hk, nk);
-    wgnn_f32_to_f16(v, hv, nk);
-    wgnn_f16_to_f32(hq, q, nq);
-    wgnn_f16_to_f32(hk, k, nk);
-    wgnn_f16_to_f32(hv, v, nk);
-    wgnn_ref_sdpa(q, k, v, NULL, 2, 70, 90, (uint64_t)d, 1.0 / sqrt((double)d), ref);
-    wgnn_tensor *tq = NULL, *tk = NULL, *tv = NULL, *to = NULL;
-    wgnn_status s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &tq);
-    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tk);
-    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, kd, &tv);
-    if (s == WGNN_OK) s = wgnn_tensor_create(ctx, WGNN_F16, 4, qd, &to);
-    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tq, hq, nq * 2);
-    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tk, hk, nk * 2);
-    if (s == WGNN_OK) s = wgnn_tensor_upload(ctx, tv, hv, nk * 2);
-    wgnn_sdpa_options opt = {NULL, 0, 0, WGNN_SDPA_FUSED, 0, 0};
-    if (s == WGNN_OK) s = wgnn_sdpa(ctx, tq, tk, tv, &opt, to);
-    if (s == WGNN_OK) s = wgnn_tensor_download(ctx, to, ho, nq * 2);
-    CHECK(s == WGNN_OK, "vh f16: %s", wgnn_context_error(ctx));
-    if (s == WGNN_OK) {
-        wgnn_f16_to_f32(ho, got, nq);
-        double e;
-        CHECK(tu_close(got, ref, nq, 1e-3, 1e-3, &e), "vh f16: max abs err %g", e);
-    }
-    wgnn_tensor_destroy(tq);
-    wgnn_tensor_destroy(tk);
-    wgnn_tensor_destroy(tv);
-    wgnn_tensor_destroy(to);
-    free(q);
-    free(k);
-    free(v);
-    free(ref);
-    free(got);
-    free(hq);
-    free(hk);
-    free(hv);
-    free(ho);
+    const int64_t f16_shape[5] = {1, 2, 70, 90, d};
+    f16_case(ctx, f16_shape, 0, WGNN_SDPA_FUSED, 0, "vh f16");
 }
 
 int main(int argc, char **argv) {

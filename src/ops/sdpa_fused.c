@@ -282,7 +282,6 @@ static bool vh_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c)
     c->cu = pow2_divisor((uint32_t)bc, forced ? k->fused_vh[3] : 8);
     c->pf = (uint32_t)((bc * d4 + nt - 1) / nt);
     c->n_split = 1;
-    c->kv_chunk = sh->s_kv > UINT32_MAX ? UINT32_MAX : (uint32_t)sh->s_kv;
     return true;
 }
 
@@ -418,6 +417,23 @@ wgnn_status wgnn__sdpa_split_reduce(wgnn_context *ctx, wgnn__plan *p, bool f16, 
     return split_reduce(ctx, p, f16, rows, d4, n_split, part_o, part_ml, ml_off, out, off, bytes, 0, NULL, NULL, kv);
 }
 
+/* Bindings 1-3 of a fused dispatch over the heads [bh0, bh0 + n): q (at
+ * q_at where the caller gives one), k and v; sdpa_qkvpacked's one qkv
+ * tensor three times, whole. bh0 and n are multiples of the group
+ * (fused_chunk). */
+static void bind_qkv(wgnn__dispatch *d, const sdpa_shape *sh, const wgnn_tensor *const *in,
+                     const wgnn__binding *q_at, uint64_t bh0, uint64_t n) {
+    uint64_t es = sh->f16 ? 2u : 4u, per_q = sh->s_q * sh->d * es, per_kv = sh->s_kv * sh->d * es;
+    if (sh->packed) {
+        for (int i = 0; i < 3; i++) wgnn__plan_bind(d, in[0]->buf, 0, 0);
+        return;
+    }
+    if (q_at) wgnn__plan_bind_range(d, q_at, bh0 * per_q, n * per_q);
+    else wgnn__plan_bind(d, in[0]->buf, bh0 * per_q, n * per_q);
+    wgnn__plan_bind(d, in[1]->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
+    wgnn__plan_bind(d, in[2]->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
+}
+
 /* row_max_sg / row_sum_sg for the kernels' preludes: the max and the sum
  * over the TX lanes of a row by subgroup shuffles (after "enable
  * subgroups;"), or stubs that are never called */
@@ -439,8 +455,7 @@ static wgnn_status plan_vh(wgnn_context *ctx, const sdpa_shape *sh, const fused_
     snprintf(prelude, sizeof prelude,
              "enable subgroups;\n%sconst D4: u32 = %uu;\nconst RG: u32 = %uu;\nconst JU: u32 = %uu;\n"
              "const CU: u32 = %uu;\nconst PFK: u32 = %uu;\nconst PFV: u32 = %uu;\n%s%s%s",
-             WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c->rg, c->ju, c->cu, (bc * d4 + nt - 1) / nt,
-             (bc * d4 / 2 + nt - 1) / nt, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
+             WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c->rg, c->ju, c->cu, c->pf, (bc * d4 / 2 + nt - 1) / nt, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
              sh->f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, k_row_sg);
     wgnn__const consts[2] = {{"TY", c->ty}, {"TX", c->tx}};
     const wgnn__pipe *pipe;
@@ -454,19 +469,12 @@ static wgnn_status plan_vh(wgnn_context *ctx, const sdpa_shape *sh, const fused_
                                          &gy);
     if (s != WGNN_OK) return s;
     fused_params fp = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
-                       (float)(sh->scale * 1.4426950408889634), c->kv_chunk, (uint32_t)sh->bh, (uint32_t)sh->group, 0, 0,
+                       (float)(sh->scale * 1.4426950408889634), 0, (uint32_t)sh->bh, (uint32_t)sh->group, 0, 0,
                        lo->n_h, d4, lo->q_rs, lo->q_hs, lo->q_bs, lo->kv_rs, lo->kv_hs, lo->kv_bs, lo->k_off,
                        lo->v_off, lo->o_rs, lo->o_hs, lo->o_bs};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    if (sh->packed) { /* q, k and v are the one qkv tensor */
-        for (int i = 0; i < 3; i++) wgnn__plan_bind(d, in[0]->buf, 0, 0);
-    } else {
-        if (q_at) wgnn__plan_bind_range(d, q_at, 0, sh->bh * sh->s_q * sh->d * (sh->f16 ? 2u : 4u));
-        else wgnn__plan_bind(d, in[0]->buf, 0, 0);
-        wgnn__plan_bind(d, in[1]->buf, 0, 0);
-        wgnn__plan_bind(d, in[2]->buf, 0, 0);
-    }
+    bind_qkv(d, sh, in, q_at, 0, sh->bh);
     wgnn__plan_bind(d, out->buf, 0, 0);
     return WGNN_OK;
 }
@@ -512,7 +520,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
     uint64_t br = 4ull * c.rg * c.ty;
     uint64_t n_qtiles = (sh->s_q + br - 1) / br;
     uint64_t es = sh->f16 ? 2u : 4u;
-    uint64_t per_q = sh->s_q * sh->d * es, per_kv = sh->s_kv * sh->d * es, per_m = sh->s_q * sh->s_kv * 4u;
+    uint64_t per_q = sh->s_q * sh->d * es, per_m = sh->s_q * sh->s_kv * 4u;
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
     if (chunk * n_qtiles * c.n_split > UINT32_MAX)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa fused: %llu workgroups is too many",
@@ -523,7 +531,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
         part_o = wgnn__plan_scratch(p, (uint64_t)c.n_split * rows * sh->d * 4u);
         part_ml = wgnn__plan_scratch(p, (uint64_t)c.n_split * rows * 8u);
     }
-    const wgnn_tensor *q = in[0], *k = in[1], *v = in[2], *m = sh->mask ? in[3] : NULL;
+    const wgnn_tensor *m = sh->mask ? in[3] : NULL;
     WGPUBuffer qbias = sh->qbias ? in[3]->buf : NULL; /* packed: no mask */
     if (sh->kvlen && sh->bh / sh->n_h > UINT32_MAX) return wgnn__err(ctx, WGNN_ERR_LIMIT, "sdpa_kvcache: batch too large");
     for (uint64_t bh0 = 0; bh0 < sh->bh; bh0 += chunk) {
@@ -559,15 +567,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
                            lo.o_bs};
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        if (sh->packed) { /* one dispatch: q, k and v are the one qkv tensor */
-            for (int i = 0; i < 3; i++) wgnn__plan_bind(d, q->buf, 0, 0);
-        } else {
-            if (q_at) wgnn__plan_bind_range(d, q_at, bh0 * per_q, n * per_q);
-            else wgnn__plan_bind(d, q->buf, bh0 * per_q, n * per_q);
-            /* bh0 and n are multiples of the group (fused_chunk) */
-            wgnn__plan_bind(d, k->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
-            wgnn__plan_bind(d, v->buf, bh0 / sh->group * per_kv, n / sh->group * per_kv);
-        }
+        bind_qkv(d, sh, in, q_at, bh0, n);
         if (m) wgnn__plan_bind(d, m->buf, bh0 * per_m, n * per_m);
         else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
         /* bindings 7, 8: cache_seqlens (one int32 per batch element, read
