@@ -279,13 +279,12 @@ static void test_random_sweep(wgnn_context *ctx) {
     }
 }
 
-/* float16 storage: f16 q, k, v, out; fp32 mask and accumulation. The
- * reference sees the same f16-rounded inputs; the output's own rounding to
- * f16 dominates the error (documented in wgnn.h). */
-/* One float16-storage case: q, k, v and out [sh0, sh1, S, D] for sh =
- * {sh0, sh1, S_q, S_kv, D}, with a mask (MASK_INF_ROWS) or none, through
- * impl; the reference sees the rounded inputs. refuse_three_pass: also
- * check that three-pass turns float16 away. */
+/* One float16-storage case: f16 q, k, v and out [sh0, sh1, S, D] for sh =
+ * {sh0, sh1, S_q, S_kv, D}, with an fp32 mask (MASK_INF_ROWS) or none,
+ * through impl; fp32 accumulation. The reference sees the same f16-rounded
+ * inputs; the output's own rounding to f16 dominates the error (documented
+ * in wgnn.h). refuse_three_pass: also check that three-pass turns float16
+ * away. */
 static void f16_case(wgnn_context *ctx, const int64_t sh[5], int with_mask, wgnn_sdpa_impl impl, int refuse_three_pass,
                      const char *label) {
     uint64_t bh = (uint64_t)(sh[0] * sh[1]);
