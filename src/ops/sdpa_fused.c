@@ -447,6 +447,17 @@ static const char k_row_sg[] =
 static const char k_row_stub[] = "fn row_max_sg(x: vec4<f32>) -> vec4<f32> { return x; }\n"
                                  "fn row_sum_sg(x: vec4<f32>) -> vec4<f32> { return x; }\n";
 
+/* The kernels' Params for a dispatch of n_groups workgroups over the n
+ * heads from bh0 (sdpa_fused's KVLEN reads bh0; kv_chunk and causal_off
+ * are 0 where the kernel takes no splits or causal rows). */
+static fused_params params_of(const sdpa_shape *sh, const sdpa_layout *lo, uint64_t n_groups, uint64_t n_qtiles,
+                              uint32_t kv_chunk, uint64_t n, int32_t causal_off, uint64_t bh0) {
+    return (fused_params){(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
+                          (float)(sh->scale * 1.4426950408889634), kv_chunk, (uint32_t)n, (uint32_t)sh->group,
+                          causal_off, (uint32_t)bh0, lo->n_h, (uint32_t)(sh->d / 4), lo->q_rs, lo->q_hs, lo->q_bs,
+                          lo->kv_rs, lo->kv_hs, lo->kv_bs, lo->k_off, lo->v_off, lo->o_rs, lo->o_hs, lo->o_bs};
+}
+
 /* sdpa_fused_vh's one dispatch (vh_tile's c): every head at once */
 static wgnn_status plan_vh(wgnn_context *ctx, const sdpa_shape *sh, const fused_cfg *c, const wgnn_tensor *const *in,
                            const wgnn__binding *q_at, wgnn_tensor *out, wgnn__plan *p, const sdpa_layout *lo) {
@@ -468,10 +479,7 @@ static wgnn_status plan_vh(wgnn_context *ctx, const sdpa_shape *sh, const fused_
     s = wgnn__compute_2d_workgroup_count(ctx, n_groups, ctx->limits.maxComputeWorkgroupsPerDimension, "sdpa fused", &gx,
                                          &gy);
     if (s != WGNN_OK) return s;
-    fused_params fp = {(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
-                       (float)(sh->scale * 1.4426950408889634), 0, (uint32_t)sh->bh, (uint32_t)sh->group, 0, 0,
-                       lo->n_h, d4, lo->q_rs, lo->q_hs, lo->q_bs, lo->kv_rs, lo->kv_hs, lo->kv_bs, lo->k_off,
-                       lo->v_off, lo->o_rs, lo->o_hs, lo->o_bs};
+    fused_params fp = params_of(sh, lo, n_groups, n_qtiles, 0, sh->bh, 0, 0);
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
     bind_qkv(d, sh, in, q_at, 0, sh->bh);
@@ -542,29 +550,7 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
         if (s != WGNN_OK) return s;
         int64_t off = sh->causal == WGNN_SDPA_CAUSAL_BOTTOM_RIGHT ? (int64_t)sh->s_kv - (int64_t)sh->s_q : 0;
         if (off < INT32_MIN) off = INT32_MIN;
-        fused_params fp = {(uint32_t)n_groups,
-                           (uint32_t)n_qtiles,
-                           (uint32_t)sh->s_q,
-                           (uint32_t)sh->s_kv,
-                           (float)(sh->scale * 1.4426950408889634),
-                           c.kv_chunk,
-                           (uint32_t)n,
-                           (uint32_t)sh->group,
-                           (int32_t)off,
-                           (uint32_t)bh0,
-                           lo.n_h,
-                           d4,
-                           lo.q_rs,
-                           lo.q_hs,
-                           lo.q_bs,
-                           lo.kv_rs,
-                           lo.kv_hs,
-                           lo.kv_bs,
-                           lo.k_off,
-                           lo.v_off,
-                           lo.o_rs,
-                           lo.o_hs,
-                           lo.o_bs};
+        fused_params fp = params_of(sh, &lo, n_groups, n_qtiles, c.kv_chunk, n, (int32_t)off, bh0);
         wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &fp, sizeof fp, gx, gy, 1);
         if (!d) return WGNN_ERR_OUT_OF_MEMORY;
         bind_qkv(d, sh, in, q_at, bh0, n);
