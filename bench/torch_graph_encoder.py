@@ -3,7 +3,7 @@ writes them) at one batch size: the forward captured in a CUDA graph and
 replayed, so that no kernel launch costs the host anything (fp32, TF32 off,
 the input on the device, the outputs left there). Also each block product
 alone at the encoder's token count (torch.addmm, what nn.Linear runs), in a
-CUDA graph of REPS calls, and the cuBLAS kernel each one ran. This is the
+CUDA graph of 20 calls, and the cuBLAS kernel each one ran. This is the
 GPU time PyTorch's kernels need, to set beside wgnn's GPU span
 (docs/PERFORMANCE.md); eager PyTorch (bench/torch_models.py) adds its
 launches on top.
@@ -53,7 +53,7 @@ def graph_ms(fn, reps, iters):
         torch.cuda.synchronize()
         ts.append(e0.elapsed_time(e1) / reps)
     ts.sort()
-    return ts[len(ts) // 2], g
+    return ts[len(ts) // 2]
 
 
 def kernels(fn):
@@ -69,7 +69,7 @@ cfg = m.config
 x = torch.randn(a.batch, 3, cfg.image_size, cfg.image_size, device="cuda")
 with torch.no_grad():
     try:
-        ms, _ = graph_ms(lambda: m(pixel_values=x), 1, a.iters)
+        ms = graph_ms(lambda: m(pixel_values=x), 1, a.iters)
         print(f"torch CUDA graph, {name} batch {a.batch}: {ms:.3f} ms a forward (median of {a.iters} replays)")
     except Exception as e:  # a model that cannot be captured still gets its products timed
         print(f"torch CUDA graph, {name} batch {a.batch}: capture failed: {e}")
@@ -80,6 +80,6 @@ with torch.no_grad():
         w = torch.randn(n, k, device="cuda")
         b = torch.randn(n, device="cuda")
         fn = lambda: torch.addmm(b, xa, w.t())  # noqa: E731
-        t, _ = graph_ms(fn, 20, a.iters)
+        t = graph_ms(fn, 20, a.iters)
         ks = ", ".join(f"{nm[:100]} {us:.1f} us" for nm, us in kernels(fn))
         print(f"  {label} {M}x{n}x{k}: {t * 1e3:.1f} us ({2.0 * M * n * k / t / 1e9:.1f} TFLOP/s); kernels: {ks}")

@@ -24,6 +24,10 @@ typedef struct sdpa_shape {
     bool qbias;   /* packed only: in[3] is the q|k|v projection's bias [3 * H * D] float32 */
 } sdpa_shape;
 
+/* log2(e): the kernels score in log2 units (exp2 for exp), so their
+ * Params carry scale * WGNN__SDPA_LOG2E */
+#define WGNN__SDPA_LOG2E 1.4426950408889634
+
 /* Four elements of q, k, v (IN4, ld4) and of out (OUT4, st4) for a
  * kernel's prelude: float32 as vec4<f32>, float16 as vec2<u32> words of
  * two halves (unpack2x16float / pack2x16float: no shader-f16 needed). */

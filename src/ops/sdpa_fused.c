@@ -453,7 +453,7 @@ static const char k_row_stub[] = "fn row_max_sg(x: vec4<f32>) -> vec4<f32> { ret
 static fused_params params_of(const sdpa_shape *sh, const sdpa_layout *lo, uint64_t n_groups, uint64_t n_qtiles,
                               uint32_t kv_chunk, uint64_t n, int32_t causal_off, uint64_t bh0) {
     return (fused_params){(uint32_t)n_groups, (uint32_t)n_qtiles, (uint32_t)sh->s_q, (uint32_t)sh->s_kv,
-                          (float)(sh->scale * 1.4426950408889634), kv_chunk, (uint32_t)n, (uint32_t)sh->group,
+                          (float)(sh->scale * WGNN__SDPA_LOG2E), kv_chunk, (uint32_t)n, (uint32_t)sh->group,
                           causal_off, (uint32_t)bh0, lo->n_h, (uint32_t)(sh->d / 4), lo->q_rs, lo->q_hs, lo->q_bs,
                           lo->kv_rs, lo->kv_hs, lo->kv_bs, lo->k_off, lo->v_off, lo->o_rs, lo->o_hs, lo->o_bs};
 }

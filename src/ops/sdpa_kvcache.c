@@ -196,7 +196,7 @@ static wgnn_status plan_decode(wgnn_context *ctx, const sdpa_shape *sh, const de
     decode_params dp = {(uint32_t)groups,         (uint32_t)n_b,       (uint32_t)h_kv,
                         (uint32_t)sh->n_h,        (uint32_t)sh->group, (uint32_t)sh->s_q,
                         (uint32_t)sh->s_kv,       (uint32_t)n_split,   (uint32_t)rows,
-                        (float)(sh->scale * 1.4426950408889634),       sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1u : 0u,
+                        (float)(sh->scale * WGNN__SDPA_LOG2E),         sh->causal != WGNN_SDPA_CAUSAL_NONE ? 1u : 0u,
                         (uint32_t)(ml_off / 16u), io->eps};
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &dp, sizeof dp, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
