@@ -189,14 +189,18 @@ int main(void) {
         ctx->knobs.gemm_bias_init = bi;
     }
     {
-        /* wave-balanced products (gemm.c's wave_choose, gemm.wgsl's SK):
-         * the first tiles whole, the last ones in K slices, their partials
-         * added by gemm_reduce, made to happen by the compute units the
-         * context is told. 2945 x 2945 on 128 x 128 tiles is 24 x 24 = 576
-         * tiles: with 280 units, 560 whole and 16 in 2 slices of K = 32
-         * (reduce one float a thread: n odd); 2945 x 2944 (552 tiles) with
-         * 270 units, 540 whole and 12 in 4 slices of K = 64 (quads), with
-         * GELU, and linear's bias and residual. */
+        /* wave-balanced products (gemm_split.c's wave_choose and tail plan,
+         * gemm.wgsl's SK), made to happen by the compute units the context
+         * is told: the first tiles whole, the last ones in K slices. With a
+         * bias of one row (in the accumulators) and no residual, the tail
+         * plan: the whole tiles end in the tile, gemm_tail adds the tail's
+         * slices into C and applies the activation. 2945 x 2945 on 128 x
+         * 128 tiles is 24 x 24 = 576 tiles: with 280 units, 560 whole and
+         * 16 in 2 slices of K = 32 (gemm_tail one float a thread: n odd),
+         * with alpha and beta, then ReLU, then as a plain mm; 2945 x 2944
+         * (552 tiles) with 270 units, 540 whole and 12 in 4 slices of K =
+         * 64 (quads), with GELU and a float16 weight. linear's bias and
+         * residual (no tail plan: the residual) run the tiles whole. */
         uint32_t units = ctx->knobs.compute_units;
         tu_in_spec odd[3] = {{{WGNN_F32, 1, {2945}}, -1, 1},
                              {{WGNN_F32, 2, {2945, 32}}, -1, 1},
@@ -204,6 +208,11 @@ int main(void) {
         const char *ab[2] = {"beta=0.5", "alpha=2"};
         ctx->knobs.compute_units = 280;
         tu_run_op(ctx, "addmm 2945x32x2945, 280 units: 16 tiles in 2 K slices", "addmm", odd, 3, ab, 2, NULL, NULL, 0,
+                  1e-4, 1e-3);
+        const char *ab_relu[3] = {"beta=0.5", "alpha=2", "activation=relu"};
+        tu_run_op(ctx, "addmm 2945x32x2945 relu, 280 units: 16 tiles in 2 K slices", "addmm", odd, 3, ab_relu, 3, NULL,
+                  NULL, 0, 1e-4, 1e-3);
+        tu_run_op(ctx, "mm 2945x32x2945, 280 units: 16 tiles in 2 K slices", "mm", odd + 1, 2, NULL, 0, NULL, NULL, 0,
                   1e-4, 1e-3);
         tu_in_spec quad[3] = {{{WGNN_F32, 1, {2944}}, -1, 1},
                               {{WGNN_F32, 2, {2945, 64}}, -1, 1},
@@ -242,6 +251,35 @@ int main(void) {
         ctx->knobs.compute_units = 40;
         tu_run_op(ctx, "addmm 500x1024x500 relu, 40 units: 2 K slices on 128 x 128", "addmm", two, 3, relu, 1, NULL,
                   NULL, 0, 1e-4, 1e-3);
+        ctx->knobs.compute_units = units;
+    }
+    {
+        /* the tail plan's choice (wgnn__gemm_tail_plan) where the 128 x 128
+         * tile runs (256 threads, no forced tile or split): ViT-B/16's fc1
+         * at batch 32 (6304 x 3072 x 768, 1200 tiles) with the H200's 132
+         * units: 1188 whole (4.5 waves), 12 in 11 slices; none with the
+         * units unknown, for SigLIP-B/16's 6272 rows (1176 tiles: 120 left,
+         * too many for two slices each), or with a residual */
+        uint32_t units = ctx->knobs.compute_units;
+        if (ctx->limits.maxComputeInvocationsPerWorkgroup >= 256 && !ctx->knobs.gemm_tile[0] && ctx->knobs.gemm_split < 1 &&
+            ctx->knobs.gemm_waves != 0 && ctx->knobs.gemm_bias_init != 0) {
+            wgnn__gemm g = {.m = 6304, .n = 3072, .k = 768, .batch = 1, .lda = 768, .ldb = 3072, .ldc = 3072, .bias_cs = 1,
+                            .alpha = 1, .beta = 1, .act = WGNN__ACT_GELU};
+            g.bias.scratch = 0;
+            g.res.scratch = -1;
+            uint32_t dp = 0, ts = 0;
+            ctx->knobs.compute_units = 132;
+            CHECK(wgnn__gemm_tail_plan(ctx, &g, &dp, &ts) && dp == 1188 && ts == 11,
+                  "tail plan 6304x3072x768 at 132 units: %u whole, %u slices (want 1188, 11)", dp, ts);
+            ctx->knobs.compute_units = 0;
+            CHECK(!wgnn__gemm_tail_plan(ctx, &g, &dp, &ts), "tail plan 6304x3072x768, units unknown: none");
+            ctx->knobs.compute_units = 132;
+            g.m = 6272;
+            CHECK(!wgnn__gemm_tail_plan(ctx, &g, &dp, &ts), "tail plan 6272x3072x768 at 132 units: none");
+            g.m = 6304;
+            g.res.buf = (WGPUBuffer)(uintptr_t)1; /* only tested for NULL */
+            CHECK(!wgnn__gemm_tail_plan(ctx, &g, &dp, &ts), "tail plan with a residual: none");
+        }
         ctx->knobs.compute_units = units;
     }
     {

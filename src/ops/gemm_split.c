@@ -26,6 +26,11 @@
     X(S, u32, n_groups) X(S, u32, y_off) X(S, f32, eps) X(S, f32, count) /* gemm_reduce_ln's */
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
 WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
+#define TAIL_PARAMS(X, S)                                                                         \
+    X(S, u32, m) X(S, u32, n) X(S, u32, ldc) X(S, u32, c_off) X(S, u32, t_m0) X(S, u32, t_dp)     \
+    X(S, u32, t_n) X(S, u32, t_tx) X(S, u32, t_tiles) X(S, u32, t_bm) X(S, u32, t_bn) /* gemm_tail's */
+WGNN__PARAMS_STRUCT(tail_params, TAIL_PARAMS);
+WGNN__PARAMS_CHECK(tail_params, TAIL_PARAMS)
 
 #define SPLIT_MIN_SLICE 128u  /* K values per slice, at least */
 #define SPLIT_TARGET_GROUPS 512u
@@ -140,6 +145,24 @@ static double waves(uint64_t wgs, uint32_t units) {
     return (double)full + (rem == 0 ? 0.0 : rem <= units ? 0.5 : 1.0);
 }
 
+/* The tail plan for `tiles` output tiles of `ktiles` K tiles: the first *dp
+ * (whole rounds of `units`) whole, the r others in *ts K slices each (as
+ * many as fill the units, at least WAVE_MIN_TILES K tiles a slice, at most
+ * WAVE_MAX_TS), one short workgroup an SM at the end: q / 2 + 1 / (2 ts)
+ * waves plus p (ts - 1) r / tiles for the reduce's reads (p as in
+ * wave_choose). -1: none (no whole round, no rest, or fewer than 2 slices). */
+static double tail_cost(uint64_t tiles, uint64_t ktiles, uint32_t units, double p, uint32_t *dp, uint32_t *ts) {
+    uint64_t q = tiles / units, r = tiles % units;
+    if (q < 1 || r == 0) return -1;
+    uint64_t s = units / r;
+    if (s > ktiles / WAVE_MIN_TILES) s = ktiles / WAVE_MIN_TILES;
+    if (s > WAVE_MAX_TS) s = WAVE_MAX_TS;
+    if (s < 2) return -1;
+    *dp = (uint32_t)(q * units);
+    *ts = (uint32_t)s;
+    return q / 2.0 + 0.5 / (double)s + p * (double)(s - 1) * r / tiles;
+}
+
 /* g split in s uniform K slices as plan_split records it (batch entries) */
 static wgnn__gemm sliced(const wgnn__gemm *g, uint32_t s) {
     wgnn__gemm h = *g;
@@ -181,15 +204,77 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
         double c = waves(tiles * s, units) / s + p * (s - 1);
         if (c < best) best = c, pick = (wave_plan){s, 0, 0, true, 1};
     }
-    uint64_t q = tiles / units, r = tiles % units;
-    if (q >= 1 && r > 0) {
-        uint64_t ts = units / r;
-        if (ts > ktiles / WAVE_MIN_TILES) ts = ktiles / WAVE_MIN_TILES;
-        if (ts > WAVE_MAX_TS) ts = WAVE_MAX_TS;
-        double c = q / 2.0 + 0.5 / (double)ts + p * (double)(ts - 1) * r / tiles;
-        if (ts >= 2 && c < best) best = c, pick = (wave_plan){1, (uint32_t)(q * units), (uint32_t)ts, true, 1};
-    }
+    uint32_t dp, ts;
+    double c = tail_cost(tiles, ktiles, units, p, &dp, &ts);
+    if (c >= 0 && c < best) best = c, pick = (wave_plan){1, dp, ts, true, 1};
     return wide || best < 0.97 * c0 ? pick : w;
+}
+
+/* ---- the tail plan alone ------------------------------------------------------
+ * A product that would run whole on the 128 x 128 tile, its epilogue in the
+ * tile (a plain product, or a bias of one row in the accumulators and an
+ * activation: ViT-B/16's fc1 at batch 32, 6304 x 3072 x 768, 1200 tiles,
+ * 4.5 waves and 12 tiles on the H200's 132 SMs), takes the tail plan
+ * without a reduce over its whole output: the whole tiles end in the tile
+ * (gemm.wgsl's SKE), the tail's slices past the first go to scratch, and
+ * gemm_tail.wgsl adds them into the tail tiles of C and applies the
+ * activation. */
+
+/* g's tile t when g takes the tail plan (*dp tiles whole, the rest in *ts K
+ * slices: where the compute units are known and the plan models 3% under
+ * the whole tiles' waves) */
+bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t *dp, uint32_t *ts) {
+    uint32_t units = ctx->knobs.compute_units;
+    bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
+    if (!units || ctx->knobs.gemm_waves == 0 || ctx->knobs.gemm_split >= 1 || g->batch != 1 || g->trans_a ||
+        g->pre != WGNN__PRE_NONE || g->res.buf || g->kw > 1 || g->sk_ts || (has_bias && !wgnn__gemm_bias_init_ok(ctx, g)) ||
+        ctx->limits.maxStorageBuffersPerShaderStage < 6)
+        return false;
+    wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
+    if (!wgnn__gemm_is_big_tile(&t)) return false;
+    uint64_t bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn, cap = wgnn__gemm_binding_cap(ctx);
+    uint64_t tx = wgnn__ceil_div(g->n, bn), tiles = wgnn__ceil_div(g->m, bm) * tx;
+    uint64_t ktiles = wgnn__ceil_div(g->k, t.bk);
+    double p = (double)tiles / units * WAVE_FLOP_PER_BYTE / g->k;
+    double c = tail_cost(tiles, ktiles, units, p, dp, ts);
+    if (c < 0 || c >= 0.97 * waves(tiles, units)) return false;
+    /* A, B and C each in one binding (no row splits), and the extras */
+    uint64_t room = cap / 4 - 64;
+    uint64_t a_ext = (uint64_t)(g->m - 1) * g->lda + g->k;
+    uint64_t b_ext = g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
+    uint64_t c_ext = (uint64_t)(g->m - 1) * g->ldc + g->n;
+    uint64_t x = (uint64_t)(*ts - 1) * (g->m - *dp / tx * bm) * g->ldc;
+    return a_ext <= room && b_ext * (g->b_f16 ? 2u : 4u) / 4u <= room && c_ext <= room && x <= room &&
+           g->lda <= 0xFFFFFFFFull && g->ldb <= 0xFFFFFFFFull && g->ldc <= 0xFFFFFFFFull && g->c.off <= 0xFFFFFFFFull;
+}
+
+wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
+    wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
+    uint32_t bm = t.wy * t.tm, bn = t.wx * t.tn;
+    uint32_t tx = (uint32_t)wgnn__ceil_div(g->n, bn), tiles = (uint32_t)(wgnn__ceil_div(g->m, bm) * tx);
+    bool v4 = g->n % 4 == 0 && g->ldc % 4 == 0 && g->c.off % 4 == 0;
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
+    char pre[1024];
+    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst ACT: u32 = %uu;\n%s", WGNN__PARAMS_WGSL(TAIL_PARAMS), wg,
+             (unsigned)g->act,
+             v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\nfn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
+                : "const V: u32 = 1u;\nalias ET = f32;\nfn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n");
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "gemm_tail", pre, NULL, 0, &pipe);
+    if (s != WGNN_OK) return s;
+    uint32_t m0 = g->sk_dp / tx * bm;
+    tail_params q = {g->m, g->n, (uint32_t)g->ldc, (uint32_t)g->c.off, m0, g->sk_dp, g->sk_ts - 1, tx,
+                     tiles - g->sk_dp, bm, bn};
+    uint64_t threads = (uint64_t)q.t_tiles * bm * bn / (v4 ? 4 : 1);
+    uint32_t gx, gy;
+    if ((s = wgnn__compute_2d_workgroup_count(ctx, wgnn__ceil_div(threads, wg), ctx->limits.maxComputeWorkgroupsPerDimension,
+                                              "gemm", &gx, &gy)) != WGNN_OK)
+        return s;
+    wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
+    if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+    wgnn__plan_bind(d, g->c.buf, 0, 0);
+    wgnn__plan_bind_scratch(d, (uint32_t)g->sk_x, 0, (uint64_t)(g->sk_ts - 1) * (g->m - m0) * g->ldc * 4);
+    return WGNN_OK;
 }
 
 bool wgnn__gemm_bias_pass_alone(const wgnn_context *ctx, uint32_t m, uint32_t n, uint32_t k, bool trans_b, bool b_f16) {
