@@ -27,13 +27,9 @@
 // multiples of 4 and a tile splits into whole vec4s a thread.
 //
 // SK (a wave-balanced product, see main): the first tiles whole, the last
-// few in K slices, so that the last wave leaves no multiprocessor idle.
-// SKE (with SK): the whole tiles end here, bias (BIAS_INIT), activation and
-// all, straight into C; a tail tile's slice 0 puts its sum (alpha and the
-// bias applied, no activation) in C and the slices after it theirs in the
-// prelude's extras (put_x, binding 6), which gemm_tail.wgsl adds into C
-// before the activation. Without SKE every workgroup's sum goes to a
-// partial product that gemm_reduce.wgsl finishes.
+// few in K slices, so that the last wave leaves no multiprocessor idle; a
+// dispatch may take a part of its workgroups (sk_u0 on; the tail plan of
+// src/ops/gemm_split.c runs the whole tiles and the slices apart).
 //
 // KW > 1 (K groups; not with SK or DB): the workgroup is KW groups of WX x
 // WY threads on the same output tile, group g taking K tiles g, g + KW,
@@ -44,17 +40,16 @@
 // no partial products in scratch and no reduce pass after them.
 //
 // Prelude (src/ops/gemm.c): struct Params, consts WX, WY, TM, TN, BK, KW,
-// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, SKE, DB (two staging
+// TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, DB (two staging
 // buffers, one barrier a K tile), ACT (0 none, 1
 // relu, 2 gelu, 3 gelu tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
 // vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
 // halves, two a u32, four a load with VB), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
-// bias); fn put_x(o, v): X[o] = v (SKE's binding 6, read_write f32), a
-// no-op without SKE.
+// bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
 // (read_write), 4 bias (f32; a dummy unless HAS_BIAS or BIAS_INIT), 5 res
-// (f32; a dummy when !HAS_RES), 6 the extras (SKE alone).
+// (f32; a dummy when !HAS_RES).
 // Dispatch: (ceil(n / BN), ceil(m / BM), batches); SK: sk_total
 // workgroups folded into x * y, one batch entry.
 
@@ -67,7 +62,6 @@
 @group(0) @binding(5) var<storage, read> RES: array<f32>;
 
 var<private> res_base: u32; // this batch entry's first residual element
-var<private> to_x: bool;     // SKE: this workgroup's sum goes to the extras (put_x)
 
 const NT: u32 = WX * WY; // threads of one K group
 const BM: u32 = WY * TM;
@@ -109,17 +103,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var kt0 = 0u; // first K tile
     var tiles = (P.k + BK - 1u) / BK;
     var c_base = P.c_off + wid.z * P.c_bs;
-    var tail = false; // SKE: a tail tile's K slice (no activation here)
-    var first = true; // the slice that takes the bias (BIAS_INIT)
     if (SK) {
         // A wave-balanced product (src/ops/gemm.c, wave_plan), one batch
         // entry, the workgroups counted flat: u < sk_dp takes output tile u
         // (tiles row-major, sk_tx a row) whole; the rest take the tiles from
         // sk_dp on in sk_ts K slices each, slice 0 into C and slice j > 0
         // into the extras at sk_x: [sk_ts - 1][rows from sk_m0 to m][ldc],
-        // which gemm_reduce.wgsl adds after C's (SKE: in X, through put_x,
-        // added by gemm_tail.wgsl).
-        let u = wid.y * nwg.x + wid.x;
+        // which gemm_reduce.wgsl adds after C's.
+        let u = P.sk_u0 + wid.y * nwg.x + wid.x;
         if (u >= P.sk_total) { return; }
         var tile = u;
         if (u >= P.sk_dp) {
@@ -129,9 +120,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             kt0 = j * tiles / P.sk_ts;
             tiles = (j + 1u) * tiles / P.sk_ts - kt0;
             if (j > 0u) { c_base = P.sk_x + ((j - 1u) * (P.m - P.sk_m0) - P.sk_m0) * P.ldc; } // u32 wraps back in C's row
-            tail = SKE;
-            first = j == 0u;
-            to_x = SKE && j > 0u;
         }
         m0 = (tile / P.sk_tx) * BM;
         n0 = (tile % P.sk_tx) * BN;
@@ -141,7 +129,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
     var acc: array<vec4<f32>, TM * TN / 4u>;
     for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = vec4(0.0); }
-    if (BIAS_INIT && kg == 0u && first) {
+    if (BIAS_INIT && kg == 0u) {
         let bias0 = P.bias_off + wid.z * P.bias_bs;
         var bv: array<vec4<f32>, TN / 4u>;
         for (var c = 0u; c < TN / 4u; c++) {
@@ -321,11 +309,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         // an exact GELU on an H100: 15.2 ms for 6304 x 3072 x 768 against
         // 0.80 ms so; docs/PERFORMANCE.md, session 24)
         if (ACT != 0u) {
-            if (tail) { // gemm_tail.wgsl applies it to the whole sum
-                for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = P.alpha * acc[q]; }
-            } else {
-                for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = act(P.alpha * acc[q]); }
-            }
+            for (var q = 0u; q < TM * TN / 4u; q++) { acc[q] = act(P.alpha * acc[q]); }
         }
         // as a loop: every tile compiles it unrolled (the 128 x 128 tile's
         // product ran 18% slower through store_all on the H200)
@@ -363,13 +347,6 @@ fn put(i: u32, j0: u32, a: vec4<f32>, c_base: u32, bias_base: u32) {
                   select(0.0, RES[select(0u, rb + 2u, ok.z)], ok.z), select(0.0, RES[select(0u, rb + 3u, ok.w)], ok.w));
     }
     let o = c_base + i * P.ldc + j0;
-    if (SKE && to_x) {
-        if (ok.x) { put_x(o, v.x); }
-        if (ok.y) { put_x(o + 1u, v.y); }
-        if (ok.z) { put_x(o + 2u, v.z); }
-        if (ok.w) { put_x(o + 3u, v.w); }
-        return;
-    }
     if (ok.x) { C[o] = v.x; }
     if (ok.y) { C[o + 1u] = v.y; }
     if (ok.z) { C[o + 2u] = v.z; }

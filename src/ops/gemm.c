@@ -33,7 +33,8 @@
     X(S, u32, a_off) X(S, u32, b_off) X(S, u32, c_off) X(S, u32, bias_off) X(S, u32, a_bs)        \
     X(S, u32, b_bs) X(S, u32, c_bs) X(S, u32, bias_bs) X(S, u32, bias_rs) X(S, u32, bias_cs)      \
     X(S, f32, alpha) X(S, f32, beta) X(S, f32, eps) X(S, u32, res_off) X(S, u32, res_bs) X(S, u32, ldr)      \
-    X(S, u32, sk_dp) X(S, u32, sk_ts) X(S, u32, sk_tx) X(S, u32, sk_total) X(S, u32, sk_m0) X(S, u32, sk_x)
+    X(S, u32, sk_dp) X(S, u32, sk_ts) X(S, u32, sk_tx) X(S, u32, sk_total) X(S, u32, sk_m0) X(S, u32, sk_x)      \
+    X(S, u32, sk_u0)
 WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
 WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
 
@@ -245,13 +246,21 @@ static void bind_range(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t 
     else wgnn__plan_bind_scratch(d, (uint32_t)o->scratch, start_bytes, bytes);
 }
 
-/* Elements a wave-balanced product's tail slices past the first take (at
- * C's ldc): sk_ts - 1 copies of the rows from the first tail tile's on,
- * after C in its binding, or (sk_epi) in scratch sk_x. */
-static uint64_t sk_extra(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
-    if (!g->sk_ts) return 0;
+/* The rows from a wave-balanced product's first tail tile's on */
+static uint64_t sk_rows(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
     uint64_t bm = (uint64_t)t->wy * t->tm, tx = wgnn__ceil_div(g->n, (uint64_t)t->wx * t->tn);
-    return (uint64_t)(g->sk_ts - 1) * (g->m - g->sk_dp / tx * bm) * g->ldc;
+    return g->m - g->sk_dp / tx * bm;
+}
+
+/* C's elements from its first (at ldc) that a wave-balanced product's
+ * dispatch writes: C and the extras after it (sk_ts - 1 copies of the tail
+ * rows), C alone (the whole tiles), or sk_ts copies of the tail rows (the
+ * slices alone: C is their scratch) */
+static uint64_t c_extent(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
+    uint64_t c = (uint64_t)(g->m - 1) * g->ldc + g->n;
+    if (!g->sk_ts || g->sk_part == 1) return c;
+    if (g->sk_part == 2) return (uint64_t)g->sk_ts * sk_rows(g, t) * g->ldc;
+    return c + (uint64_t)(g->sk_ts - 1) * sk_rows(g, t) * g->ldc;
 }
 
 /* Records batches [b0, b0 + cnt) of g, each operand bound from an aligned
@@ -290,7 +299,7 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
                      (uint32_t)first[4],
                      has_res ? (uint32_t)g->res.bs : 0,
                      (uint32_t)g->ldr,
-                     0, 0, 0, 0, 0, 0};
+                     0, 0, 0, 0, 0, 0, 0};
     uint32_t maxd = ctx->limits.maxComputeWorkgroupsPerDimension;
     uint64_t gx, gy;
     if (g->sk_ts) { /* one batch entry, its workgroups counted flat (gemm.wgsl's SK) */
@@ -301,9 +310,17 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
         q.sk_tx = (uint32_t)tx;
         q.sk_total = (uint32_t)(g->sk_dp + (tiles - g->sk_dp) * g->sk_ts);
         q.sk_m0 = (uint32_t)(g->sk_dp / tx * bm);
-        q.sk_x = g->sk_epi ? 0u : (uint32_t)(first[2] + (uint64_t)g->m * g->ldc);
+        q.sk_x = (uint32_t)(first[2] + (uint64_t)g->m * g->ldc);
+        uint64_t wgs = q.sk_total;
+        if (g->sk_part == 1) q.sk_total = g->sk_dp, wgs = g->sk_dp;
+        if (g->sk_part == 2) { /* C is [sk_ts][rows from sk_m0][ldc]: slice 0's rows at c_off - sk_m0 rows (u32 wraps back) */
+            q.sk_u0 = g->sk_dp;
+            wgs = q.sk_total - g->sk_dp;
+            q.c_off = (uint32_t)(first[2] - (uint64_t)q.sk_m0 * g->ldc);
+            q.sk_x = (uint32_t)(first[2] + sk_rows(g, t) * g->ldc);
+        }
         uint32_t x, y;
-        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, q.sk_total, maxd, "gemm", &x, &y);
+        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, wgs, maxd, "gemm", &x, &y);
         if (s != WGNN_OK) return s;
         gx = x;
         gy = y;
@@ -330,8 +347,6 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
     if (has_res) bind_range(d, sp[4].o, start[4], bytes[4]);
     else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
     if (g->pre == WGNN__PRE_RMS_W) wgnn__plan_bind(d, g->prew, 0, 0); /* gemv4 only (others ran a pre-pass) */
-    if (g->sk_epi) /* the tail's slices past the first */
-        wgnn__plan_bind_scratch(d, (uint32_t)g->sk_x, 0, sk_extra(g, t) * 4);
     return WGNN_OK;
 }
 
@@ -348,7 +363,7 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
          4},
         {&g->b, g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n,
          g->b_f16 ? 2u : 4u},
-        {&g->c, (uint64_t)(g->m - 1) * g->ldc + g->n + (g->sk_epi ? 0 : sk_extra(g, t)), 4},
+        {&g->c, c_extent(g, t), 4},
         {&g->bias, (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1, 4},
         {&g->res, (uint64_t)(g->m - 1) * g->ldr + g->n, 4},
     };
@@ -475,21 +490,12 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
         }
     }
     bool split = false;
-    wgnn__gemm gk; /* g, with the K groups the split route chose for it (or its tail plan) */
+    wgnn__gemm gk; /* g, with the K groups the split route chose for it */
     wgnn_status s0 = wgnn__gemm_plan_split(ctx, p, g, &split, ln_done, &gk);
     if (s0 != WGNN_OK || split) return s0;
     g = &gk;
     uint32_t dp, ts;
-    if (wgnn__gemm_tail_plan(ctx, g, &dp, &ts)) {
-        wgnn__gemm h = *g;
-        h.sk_dp = dp, h.sk_ts = ts, h.sk_epi = true;
-        wgnn__gemm_tile bt = wgnn__gemm_pick_tile(ctx, &h);
-        int sc = wgnn__plan_scratch(p, sk_extra(&h, &bt) * 4);
-        if (sc >= 0) { /* else (no scratch slot left) the whole tiles as they were */
-            h.sk_x = sc;
-            gk = h;
-        }
-    }
+    if (wgnn__gemm_tail_plan(ctx, g, &dp, &ts)) return wgnn__gemm_plan_tail(ctx, p, g, dp, ts);
     if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
         g->bias_cs > 0xFFFFFFFFull || g->ldr > 0xFFFFFFFFull)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
@@ -533,17 +539,13 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
                          "const BK: u32 = %uu;\nconst KW: u32 = %uu;\nconst TRANS_A: bool = %s;\nconst TRANS_B: bool = %s;\n"
                          "const VA: bool = %s;\nconst VB: bool = %s;\nconst HAS_BIAS: bool = %s;\nconst BIAS_INIT: bool = %s;\n"
-                         "const HAS_RES: bool = %s;\nconst SK: bool = %s;\nconst SKE: bool = %s;\nconst DB: bool = %s;\n"
-                         "const ACT: u32 = %uu;\n%s",
+                         "const HAS_RES: bool = %s;\nconst SK: bool = %s;\nconst DB: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.tm, t.tn, t.bk, g->kw > 1 ? g->kw : 1u,
                          g->trans_a ? "true" : "false",
                          g->trans_b ? "true" : "false", va ? "true" : "false", vb ? "true" : "false",
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false",
-                         g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false", g->sk_epi ? "true" : "false",
-                         double_buffer(ctx, &t, g) ? "true" : "false", (unsigned)g->act,
-                         g->sk_epi ? "@group(0) @binding(6) var<storage, read_write> X: array<f32>;\n"
-                                     "fn put_x(o: u32, v: f32) { X[o] = v; }\n"
-                                   : "fn put_x(o: u32, v: f32) {}\n");
+                         g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false",
+                         double_buffer(ctx, &t, g) ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
                           vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
@@ -579,10 +581,8 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     uint64_t bias_row = (uint64_t)(g->n - 1) * g->bias_cs + 1;
     bool has_res = g->res.buf != NULL;
     uint64_t res_ext = (uint64_t)(g->m - 1) * g->ldr + g->n;
-    if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room) && (!has_res || res_ext <= room)) {
-        s = plan_batches(ctx, p, pipe, &t, g, has_bias);
-        return s == WGNN_OK && g->sk_epi ? wgnn__gemm_plan_tail(ctx, p, g) : s;
-    }
+    if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room) && (!has_res || res_ext <= room))
+        return plan_batches(ctx, p, pipe, &t, g, has_bias);
     if (g->sk_ts) /* gemm_split.c's wave_choose makes no plan whose operands do not fit */
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a wave-balanced product does not fit one binding");
     if (g->trans_a || a_row > room || g->n > room || (has_bias && bias_row > room))

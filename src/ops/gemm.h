@@ -70,11 +70,11 @@ typedef struct wgnn__gemm {
     /* Set by the planner alone (a wave-balanced product, src/ops/gemm.c):
      * tiles below sk_dp whole, the rest in sk_ts K slices each; 0: off. */
     uint32_t sk_dp, sk_ts;
-    /* planner alone, with sk_ts: the whole tiles end in the tile, the tail's
-     * slices past the first go to plan scratch sk_x (gemm.wgsl's SKE), and
-     * gemm_tail.wgsl finishes the tail tiles in C (the tail plan) */
-    bool sk_epi;
-    int sk_x;
+    /* planner alone, with sk_ts: which of those workgroups a dispatch runs
+     * (the tail plan, gemm_split.c): 0 all (their extras after C), 1 the
+     * whole tiles alone, 2 the tail's slices alone, C then [sk_ts][rows
+     * from the first tail tile's on][ldc] from c.off */
+    uint32_t sk_part;
     bool big_tile; /* planner alone: a wave plan's product, on the 128 x 128 tile */
     uint32_t kw;   /* planner alone: K groups inside a workgroup (gemm.wgsl's KW); 0 or 1: one */
 } wgnn__gemm;
@@ -151,13 +151,13 @@ uint64_t wgnn__gemm_binding_cap(const wgnn_context *ctx);
 wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done,
                                   wgnn__gemm *plain);
 /* gemm_split.c: whether g, which would run whole on the 128 x 128 tile with
- * its epilogue in the tile (no residual, K groups or prologue; a bias of
- * one row in the accumulators or none), takes the tail plan: *dp tiles
- * whole, the rest in *ts K slices (the compute units known, and the plan
- * modelled 3% under whole waves). wgnn__gemm_plan_tail records gemm_tail.wgsl
- * for g planned so (sk_dp, sk_ts, sk_epi and sk_x set) after its product. */
+ * its epilogue in the tile (no residual, LayerNorm, K groups or prologue;
+ * a bias of one row in the accumulators or none), takes the tail plan: *dp
+ * tiles whole, the rest in *ts K slices (the compute units known, and the
+ * plan modelled 3% under whole waves). wgnn__gemm_plan_tail plans g so:
+ * the slices into scratch, the whole tiles into C, then gemm_tail.wgsl. */
 bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t *dp, uint32_t *ts);
-wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g);
+wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts);
 /* K groups inside a workgroup that a product of at most
  * WGNN__GEMM_SMALL_M rows takes on its tile (the small-M tile, or
  * WGNN_GEMM_TILE's) where split_count would cut it into s K slices (a

@@ -27,8 +27,9 @@
 WGNN__PARAMS_STRUCT(reduce_params, REDUCE_PARAMS);
 WGNN__PARAMS_CHECK(reduce_params, REDUCE_PARAMS)
 #define TAIL_PARAMS(X, S)                                                                         \
-    X(S, u32, m) X(S, u32, n) X(S, u32, ldc) X(S, u32, c_off) X(S, u32, t_m0) X(S, u32, t_dp)     \
-    X(S, u32, t_n) X(S, u32, t_tx) X(S, u32, t_tiles) X(S, u32, t_bm) X(S, u32, t_bn) /* gemm_tail's */
+    X(S, u32, m) X(S, u32, n) X(S, u32, ldc) X(S, u32, c_off) X(S, u32, bias_off) X(S, u32, bias_rs) \
+    X(S, u32, bias_cs) X(S, f32, beta) X(S, u32, t_m0) X(S, u32, t_dp) X(S, u32, t_n) X(S, u32, t_tx) \
+    X(S, u32, t_tiles) X(S, u32, t_bm) X(S, u32, t_bn) /* gemm_tail's */
 WGNN__PARAMS_STRUCT(tail_params, TAIL_PARAMS);
 WGNN__PARAMS_CHECK(tail_params, TAIL_PARAMS)
 
@@ -215,10 +216,14 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
  * tile (a plain product, or a bias of one row in the accumulators and an
  * activation: ViT-B/16's fc1 at batch 32, 6304 x 3072 x 768, 1200 tiles,
  * 4.5 waves and 12 tiles on the H200's 132 SMs), takes the tail plan
- * without a reduce over its whole output: the whole tiles end in the tile
- * (gemm.wgsl's SKE), the tail's slices past the first go to scratch, and
- * gemm_tail.wgsl adds them into the tail tiles of C and applies the
- * activation. */
+ * without a reduce over its whole output: gemm.wgsl's SK in two
+ * dispatches, the tail's K slices into scratch (alpha applied, nothing
+ * else) and the whole tiles into C with their epilogue, then
+ * gemm_tail.wgsl sums each tail tile's slices into C with the bias and the
+ * activation. One dispatch for both parts would need the kernel to choose
+ * its output binding and activation at run time, and that cost the 128 x
+ * 128 tile its registers: the accumulators went to local memory, fc1
+ * above 0.79 -> 15.1 ms on an H100 (docs/PERFORMANCE.md, session 30). */
 
 /* g's tile t when g takes the tail plan (*dp tiles whole, the rest in *ts K
  * slices: where the compute units are known and the plan models 3% under
@@ -227,44 +232,97 @@ bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t
     uint32_t units = ctx->knobs.compute_units;
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (!units || ctx->knobs.gemm_waves == 0 || ctx->knobs.gemm_split >= 1 || g->batch != 1 || g->trans_a ||
-        g->pre != WGNN__PRE_NONE || g->res.buf || g->kw > 1 || g->sk_ts || (has_bias && !wgnn__gemm_bias_init_ok(ctx, g)) ||
-        ctx->limits.maxStorageBuffersPerShaderStage < 6)
+        g->pre != WGNN__PRE_NONE || g->res.buf || g->ln_y.buf || g->kw > 1 || g->sk_ts ||
+        (has_bias && !wgnn__gemm_bias_init_ok(ctx, g)))
         return false;
     wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
     if (!wgnn__gemm_is_big_tile(&t)) return false;
-    uint64_t bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn, cap = wgnn__gemm_binding_cap(ctx);
+    uint64_t bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn;
     uint64_t tx = wgnn__ceil_div(g->n, bn), tiles = wgnn__ceil_div(g->m, bm) * tx;
-    uint64_t ktiles = wgnn__ceil_div(g->k, t.bk);
     double p = (double)tiles / units * WAVE_FLOP_PER_BYTE / g->k;
-    double c = tail_cost(tiles, ktiles, units, p, dp, ts);
+    double c = tail_cost(tiles, wgnn__ceil_div(g->k, t.bk), units, p, dp, ts);
     if (c < 0 || c >= 0.97 * waves(tiles, units)) return false;
-    /* A, B and C each in one binding (no row splits), and the extras */
-    uint64_t room = cap / 4 - 64;
+    /* A, B, C and the slices each in one binding (no row splits), u32 offsets */
+    uint64_t room = wgnn__gemm_binding_cap(ctx) / 4 - 64;
     uint64_t a_ext = (uint64_t)(g->m - 1) * g->lda + g->k;
     uint64_t b_ext = g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
     uint64_t c_ext = (uint64_t)(g->m - 1) * g->ldc + g->n;
-    uint64_t x = (uint64_t)(*ts - 1) * (g->m - *dp / tx * bm) * g->ldc;
+    uint64_t x = (uint64_t)*ts * (g->m - *dp / tx * bm) * g->ldc;
     return a_ext <= room && b_ext * (g->b_f16 ? 2u : 4u) / 4u <= room && c_ext <= room && x <= room &&
-           g->lda <= 0xFFFFFFFFull && g->ldb <= 0xFFFFFFFFull && g->ldc <= 0xFFFFFFFFull && g->c.off <= 0xFFFFFFFFull;
+           g->lda <= 0xFFFFFFFFull && g->ldb <= 0xFFFFFFFFull && g->ldc <= 0xFFFFFFFFull && g->c.off <= 0xFFFFFFFFull &&
+           g->bias.off <= 0xFFFFFFFFull;
 }
 
-wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
-    wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
+/* o's binding for n elements (f32) from o->off: from the aligned byte
+ * offset at or below it (*start), o->off at element *first inside it */
+static void elems_at(const wgnn_context *ctx, const wgnn__gemm_operand *o, uint64_t *start, uint32_t *first) {
+    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
+    *start = o->off * 4 / align * align;
+    *first = (uint32_t)(o->off - *start / 4);
+}
+
+static void bind_elems(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t start, uint32_t first, uint64_t n) {
+    if (o->buf) wgnn__plan_bind(d, o->buf, start, (first + n) * 4);
+    else wgnn__plan_bind_scratch(d, (uint32_t)o->scratch, start, (first + n) * 4);
+}
+
+wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts) {
+    const wgnn__gemm_tile t = wgnn__gemm_big_tile;
     uint32_t bm = t.wy * t.tm, bn = t.wx * t.tn;
     uint32_t tx = (uint32_t)wgnn__ceil_div(g->n, bn), tiles = (uint32_t)(wgnn__ceil_div(g->m, bm) * tx);
-    bool v4 = g->n % 4 == 0 && g->ldc % 4 == 0 && g->c.off % 4 == 0;
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
-    char pre[1024];
-    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst ACT: u32 = %uu;\n%s", WGNN__PARAMS_WGSL(TAIL_PARAMS), wg,
-             (unsigned)g->act,
-             v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\nfn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
-                : "const V: u32 = 1u;\nalias ET = f32;\nfn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n");
-    const wgnn__pipe *pipe;
-    wgnn_status s = wgnn__pipeline(ctx, "gemm_tail", pre, NULL, 0, &pipe);
+    uint32_t m0 = dp / tx * bm;
+    uint64_t x_bytes = (uint64_t)ts * (g->m - m0) * g->ldc * 4;
+    int sc = wgnn__plan_scratch(p, x_bytes);
+    if (sc < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: no scratch slot left for a product's K slices");
+    bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
+    /* the tail's slices into scratch */
+    wgnn__gemm h = sliced(g, 1);
+    h.c = (wgnn__gemm_operand){NULL, sc, 0, 0};
+    h.beta = 0;
+    h.act = WGNN__ACT_NONE;
+    h.sk_dp = dp, h.sk_ts = ts, h.sk_part = 2;
+    wgnn_status s = wgnn__gemm_plan(ctx, p, &h);
     if (s != WGNN_OK) return s;
-    uint32_t m0 = g->sk_dp / tx * bm;
-    tail_params q = {g->m, g->n, (uint32_t)g->ldc, (uint32_t)g->c.off, m0, g->sk_dp, g->sk_ts - 1, tx,
-                     tiles - g->sk_dp, bm, bn};
+    /* the whole tiles into C */
+    h = *g;
+    h.sk_dp = dp, h.sk_ts = ts, h.sk_part = 1;
+    if ((s = wgnn__gemm_plan(ctx, p, &h)) != WGNN_OK) return s;
+    /* the tail tiles' sums, bias and activation */
+    bool v4 = g->n % 4 == 0 && g->ldc % 4 == 0 && g->c.off % 4 == 0; /* aligned starts are multiples of 16 bytes */
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 256);
+    char pre[1536];
+    snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n%s",
+             WGNN__PARAMS_WGSL(TAIL_PARAMS), wg, has_bias ? "true" : "false", (unsigned)g->act,
+             v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
+                  "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
+                  "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
+                  "BIAS[b + 3u * c]); }\n"
+                : "const V: u32 = 1u;\nalias ET = f32;\n"
+                  "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
+                  "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n");
+    const wgnn__pipe *pipe;
+    if ((s = wgnn__pipeline(ctx, "gemm_tail", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
+    uint64_t c_start = 0, b_start = 0;
+    uint32_t c_first = 0, b_first = 0;
+    uint64_t c_n = (uint64_t)(g->m - 1) * g->ldc + g->n;
+    uint64_t b_n = (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
+    elems_at(ctx, &g->c, &c_start, &c_first);
+    if (has_bias) elems_at(ctx, &g->bias, &b_start, &b_first);
+    tail_params q = {g->m,
+                     g->n,
+                     (uint32_t)g->ldc,
+                     c_first,
+                     b_first,
+                     (uint32_t)g->bias_rs,
+                     (uint32_t)g->bias_cs,
+                     g->beta,
+                     m0,
+                     dp,
+                     ts,
+                     tx,
+                     tiles - dp,
+                     bm,
+                     bn};
     uint64_t threads = (uint64_t)q.t_tiles * bm * bn / (v4 ? 4 : 1);
     uint32_t gx, gy;
     if ((s = wgnn__compute_2d_workgroup_count(ctx, wgnn__ceil_div(threads, wg), ctx->limits.maxComputeWorkgroupsPerDimension,
@@ -272,8 +330,10 @@ wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
         return s;
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    wgnn__plan_bind(d, g->c.buf, 0, 0);
-    wgnn__plan_bind_scratch(d, (uint32_t)g->sk_x, 0, (uint64_t)(g->sk_ts - 1) * (g->m - m0) * g->ldc * 4);
+    bind_elems(d, &g->c, c_start, c_first, c_n);
+    wgnn__plan_bind_scratch(d, (uint32_t)sc, 0, x_bytes);
+    if (has_bias) bind_elems(d, &g->bias, b_start, b_first, b_n);
+    else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
     return WGNN_OK;
 }
 
@@ -467,6 +527,7 @@ wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__
                                   wgnn__gemm *plain) {
     *split = false;
     *plain = *g;
+    if (g->sk_ts) return WGNN_OK; /* a part of a plan made already (the tail plan's) */
     bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
     uint32_t sk = split_count(ctx, g, hb);
     bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;

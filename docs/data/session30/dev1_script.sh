@@ -4,7 +4,8 @@
 # (build/old/wgnn, 6d4a068: the whole tiles alone, 1200 of them for
 # ViT-B/16's fc1 at batch 32, 4.5 waves and 12 tiles). fc1 (6304 x 3072 x
 # 768, bias, GELU) and the plain product of that shape, new and old
-# alternating, two rounds, --check on the new; then ViT-B/16 and
+# alternating, two rounds, --check on the new, and a plain product of
+# one wave's worth (512 x 1024 x 6144, 192 tiles: 132 whole, 60 in 2 slices); then ViT-B/16 and
 # SigLIP-B/16 at batch 32 and ViT-B/16 at batch 1, new and old, two
 # rounds, PyTorch eager in the same call.
 # Device tool: carry [".gl", "deps/dawn/lib", "build"].
@@ -14,11 +15,15 @@ cd "$(dirname "$0")/../../.."
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 fc1="addmm --in-shape f32:3072 --in-shape f32:6304,768 --in-shape f32:768,3072 --arg activation=gelu"
 mm="mm --in-shape f32:6304,768 --in-shape f32:768,3072"
+# one wave's worth on 128 x 128 (gemm.c's one_wave: 192 tiles): 132 whole, 60 in 2 slices now
+mw="mm --in-shape f32:512,1024 --in-shape f32:1024,6144"
 op_env "fc1 chk" -- $fc1 --check --iters 3
 op_env "mm chk" -- $mm --check --iters 3
+op_env "mw chk" -- $mw --check --iters 3
 for r in 1 2; do
   op_env "fc1.$r new" -- $fc1; op_bin "fc1.$r old" build/old/wgnn -- $fc1
   op_env "mm.$r new" -- $mm; op_bin "mm.$r old" build/old/wgnn -- $mm
+  op_env "mw.$r new" -- $mw; op_bin "mw.$r old" build/old/wgnn -- $mw
 done
 op_env "fc1 nowave" WGNN_GEMM_WAVES=0 -- $fc1
 w=/tmp/wgnn-models
