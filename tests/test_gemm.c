@@ -193,8 +193,9 @@ int main(void) {
          * gemm.wgsl's SK), made to happen by the compute units the context
          * is told: the first tiles whole, the last ones in K slices. With a
          * bias of one row (in the accumulators) and no residual, the tail
-         * plan: the whole tiles end in the tile, gemm_tail adds the tail's
-         * slices into C and applies the activation. 2945 x 2945 on 128 x
+         * plan: the slices into scratch, the whole tiles into C with their
+         * epilogue, and gemm_tail sums the slices into C with the bias and
+         * the activation. 2945 x 2945 on 128 x
          * 128 tiles is 24 x 24 = 576 tiles: with 280 units, 560 whole and
          * 16 in 2 slices of K = 32 (gemm_tail one float a thread: n odd),
          * with alpha and beta, then ReLU, then as a plain mm; 2945 x 2944
