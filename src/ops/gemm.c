@@ -241,7 +241,7 @@ uint64_t wgnn__gemm_binding_cap(const wgnn_context *ctx) {
     return cap;
 }
 
-static void bind_range(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t start_bytes, uint64_t bytes) {
+void wgnn__gemm_bind(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t start_bytes, uint64_t bytes) {
     if (o->buf) wgnn__plan_bind(d, o->buf, start_bytes, bytes);
     else wgnn__plan_bind_scratch(d, (uint32_t)o->scratch, start_bytes, bytes);
 }
@@ -341,10 +341,10 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
                          g->m, g->n, (unsigned long long)gx, (unsigned long long)gy, maxd);
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, (uint32_t)gx, (uint32_t)gy, cnt);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    for (int i = 0; i < 3; i++) bind_range(d, sp[i].o, start[i], bytes[i]);
-    if (has_bias) bind_range(d, sp[3].o, start[3], bytes[3]);
-    else bind_range(d, sp[0].o, start[0], bytes[0]); /* unused: any read-only buffer */
-    if (has_res) bind_range(d, sp[4].o, start[4], bytes[4]);
+    for (int i = 0; i < 3; i++) wgnn__gemm_bind(d, sp[i].o, start[i], bytes[i]);
+    if (has_bias) wgnn__gemm_bind(d, sp[3].o, start[3], bytes[3]);
+    else wgnn__gemm_bind(d, sp[0].o, start[0], bytes[0]); /* unused: any read-only buffer */
+    if (has_res) wgnn__gemm_bind(d, sp[4].o, start[4], bytes[4]);
     else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
     if (g->pre == WGNN__PRE_RMS_W) wgnn__plan_bind(d, g->prew, 0, 0); /* gemv4 only (others ran a pre-pass) */
     return WGNN_OK;
@@ -495,7 +495,11 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     if (s0 != WGNN_OK || split) return s0;
     g = &gk;
     uint32_t dp, ts;
-    if (wgnn__gemm_tail_plan(ctx, g, &dp, &ts)) return wgnn__gemm_plan_tail(ctx, p, g, dp, ts);
+    if (wgnn__gemm_tail_plan(ctx, g, &dp, &ts)) {
+        bool skipped = false;
+        wgnn_status st = wgnn__gemm_plan_tail(ctx, p, g, dp, ts, &skipped);
+        if (st != WGNN_OK || !skipped) return st;
+    }
     if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
         g->bias_cs > 0xFFFFFFFFull || g->ldr > 0xFFFFFFFFull)
         return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");

@@ -157,7 +157,11 @@ wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__
  * plan modelled 3% under whole waves). wgnn__gemm_plan_tail plans g so:
  * the slices into scratch, the whole tiles into C, then gemm_tail.wgsl. */
 bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t *dp, uint32_t *ts);
-wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts);
+/* *skipped: nothing recorded (no scratch slot left), g must take its whole tiles' route */
+wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts,
+                                 bool *skipped);
+/* binds bytes of operand o from start_bytes (a buffer, or a plan scratch) */
+void wgnn__gemm_bind(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t start_bytes, uint64_t bytes);
 /* K groups inside a workgroup that a product of at most
  * WGNN__GEMM_SMALL_M rows takes on its tile (the small-M tile, or
  * WGNN_GEMM_TILE's) where split_count would cut it into s K slices (a

@@ -225,9 +225,9 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
  * 128 tile its registers: the accumulators went to local memory, fc1
  * above 0.79 -> 15.1 ms on an H100 (docs/PERFORMANCE.md, session 30). */
 
-/* g's tile t when g takes the tail plan (*dp tiles whole, the rest in *ts K
- * slices: where the compute units are known and the plan models 3% under
- * the whole tiles' waves) */
+/* Whether g takes the tail plan (*dp tiles whole, the rest in *ts K slices:
+ * where the compute units are known and the plan models 3% under the whole
+ * tiles' waves) */
 bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t *dp, uint32_t *ts) {
     uint32_t units = ctx->knobs.compute_units;
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
@@ -261,19 +261,16 @@ static void elems_at(const wgnn_context *ctx, const wgnn__gemm_operand *o, uint6
     *first = (uint32_t)(o->off - *start / 4);
 }
 
-static void bind_elems(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t start, uint32_t first, uint64_t n) {
-    if (o->buf) wgnn__plan_bind(d, o->buf, start, (first + n) * 4);
-    else wgnn__plan_bind_scratch(d, (uint32_t)o->scratch, start, (first + n) * 4);
-}
-
-wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts) {
+wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts,
+                                 bool *skipped) {
     const wgnn__gemm_tile t = wgnn__gemm_big_tile;
     uint32_t bm = t.wy * t.tm, bn = t.wx * t.tn;
     uint32_t tx = (uint32_t)wgnn__ceil_div(g->n, bn), tiles = (uint32_t)(wgnn__ceil_div(g->m, bm) * tx);
     uint32_t m0 = dp / tx * bm;
     uint64_t x_bytes = (uint64_t)ts * (g->m - m0) * g->ldc * 4;
     int sc = wgnn__plan_scratch(p, x_bytes);
-    if (sc < 0) return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: no scratch slot left for a product's K slices");
+    *skipped = sc < 0; /* no scratch slot left: the whole tiles' route */
+    if (sc < 0) return WGNN_OK;
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     /* the tail's slices into scratch */
     wgnn__gemm h = sliced(g, 1);
@@ -330,9 +327,9 @@ wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
         return s;
     wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
     if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-    bind_elems(d, &g->c, c_start, c_first, c_n);
+    wgnn__gemm_bind(d, &g->c, c_start, (c_first + c_n) * 4);
     wgnn__plan_bind_scratch(d, (uint32_t)sc, 0, x_bytes);
-    if (has_bias) bind_elems(d, &g->bias, b_start, b_first, b_n);
+    if (has_bias) wgnn__gemm_bind(d, &g->bias, b_start, (b_first + b_n) * 4);
     else wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, NULL, false), 0, 0);
     return WGNN_OK;
 }
