@@ -146,6 +146,18 @@ static double waves(uint64_t wgs, uint32_t units) {
     return (double)full + (rem == 0 ? 0.0 : rem <= units ? 0.5 : 1.0);
 }
 
+/* gemm_reduce's and gemm_tail's prelude for their elements: V values a
+ * thread (a quad where v4, else one), ET, act_e and bias_e */
+static const char *elem_wgsl(bool v4) {
+    return v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
+                "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
+                "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
+                "BIAS[b + 3u * c]); }\n"
+              : "const V: u32 = 1u;\nalias ET = f32;\n"
+                "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
+                "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n";
+}
+
 /* The tail plan for `tiles` output tiles of `ktiles` K tiles: the first *dp
  * (whole rounds of `units`) whole, the r others in *ts K slices each (as
  * many as fill the units, at least WAVE_MIN_TILES K tiles a slice, at most
@@ -290,13 +302,7 @@ wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
     char pre[1536];
     snprintf(pre, sizeof pre, "%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst ACT: u32 = %uu;\n%s",
              WGNN__PARAMS_WGSL(TAIL_PARAMS), wg, has_bias ? "true" : "false", (unsigned)g->act,
-             v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
-                  "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
-                  "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
-                  "BIAS[b + 3u * c]); }\n"
-                : "const V: u32 = 1u;\nalias ET = f32;\n"
-                  "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
-                  "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n");
+             elem_wgsl(v4));
     const wgnn__pipe *pipe;
     if ((s = wgnn__pipeline(ctx, "gemm_tail", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
     uint64_t c_start = 0, b_start = 0;
@@ -458,13 +464,7 @@ static wgnn_status plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm
              "%s%sconst WG: u32 = %uu;\nconst HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n%s%s",
              ln && ls.sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(REDUCE_PARAMS), wg, has_bias ? "true" : "false",
              g->res.buf ? "true" : "false", (unsigned)g->act, lnc,
-             v4 ? "const V: u32 = 4u;\nalias ET = vec4<f32>;\n"
-                  "fn act_e(x: ET) -> ET { return act_by(ACT, x); }\n"
-                  "fn bias_e(b: u32, c: u32) -> ET { return vec4<f32>(BIAS[b], BIAS[b + c], BIAS[b + 2u * c], "
-                  "BIAS[b + 3u * c]); }\n"
-                : "const V: u32 = 1u;\nalias ET = f32;\n"
-                  "fn act_e(x: ET) -> ET { return act_by(ACT, vec4<f32>(x)).x; }\n"
-                  "fn bias_e(b: u32, c: u32) -> ET { return BIAS[b]; }\n");
+             elem_wgsl(v4));
     const wgnn__pipe *pipe;
     if ((s = wgnn__pipeline(ctx, ln ? "gemm_reduce_ln" : "gemm_reduce", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
     reduce_params q = {g->m,
