@@ -263,18 +263,21 @@ static uint64_t c_extent(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
     return c + (uint64_t)(g->sk_ts - 1) * sk_rows(g, t) * g->ldc;
 }
 
+void wgnn__gemm_binding_start(const wgnn_context *ctx, uint64_t e0, uint64_t esz, uint64_t *start, uint64_t *first) {
+    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
+    *start = e0 * esz / align * align;
+    *first = (e0 * esz - *start) / esz;
+}
+
 /* Records batches [b0, b0 + cnt) of g, each operand bound from an aligned
  * offset at or below its first element. */
 static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe, const wgnn__gemm_tile *t,
                           const wgnn__gemm *g, uint32_t b0, uint32_t cnt, const span sp[5], bool has_bias) {
-    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
     uint64_t start[5] = {0}, first[5] = {0}, bytes[5] = {0};
     bool has_res = g->res.buf != NULL;
     for (int i = 0; i < 5; i++) {
         if ((i == 3 && !has_bias) || (i == 4 && !has_res)) continue;
-        uint64_t e0 = sp[i].o->off + (uint64_t)b0 * sp[i].o->bs;
-        start[i] = e0 * sp[i].esz / align * align;
-        first[i] = (e0 * sp[i].esz - start[i]) / sp[i].esz; /* element index inside the binding */
+        wgnn__gemm_binding_start(ctx, sp[i].o->off + (uint64_t)b0 * sp[i].o->bs, sp[i].esz, &start[i], &first[i]);
         bytes[i] = ((first[i] + (uint64_t)(cnt - 1) * sp[i].o->bs + sp[i].extent) * sp[i].esz + 3) & ~3ull;
     }
     gemm_params q = {g->m,

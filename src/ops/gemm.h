@@ -160,6 +160,9 @@ bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t
 /* *skipped: nothing recorded (no scratch slot left), g must take its whole tiles' route */
 wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts,
                                  bool *skipped);
+/* an operand's binding from its element e0 (esz bytes each): from the
+ * aligned byte offset at or below it (*start), e0 at element *first inside */
+void wgnn__gemm_binding_start(const wgnn_context *ctx, uint64_t e0, uint64_t esz, uint64_t *start, uint64_t *first);
 /* binds bytes of operand o from start_bytes (a buffer, or a plan scratch) */
 void wgnn__gemm_bind(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t start_bytes, uint64_t bytes);
 /* K groups inside a workgroup that a product of at most

@@ -176,6 +176,19 @@ static double tail_cost(uint64_t tiles, uint64_t ktiles, uint32_t units, double 
     return q / 2.0 + 0.5 / (double)s + p * (double)(s - 1) * r / tiles;
 }
 
+/* f32 elements a plan's operand may span in one binding (room to start it
+ * at an aligned offset) */
+static uint64_t bind_room(const wgnn_context *ctx) { return wgnn__gemm_binding_cap(ctx) / 4 - 64; }
+
+/* whether g's A and B each fit one binding (a plan's products are not
+ * split over rows) */
+static bool ab_fit(const wgnn_context *ctx, const wgnn__gemm *g) {
+    uint64_t room = bind_room(ctx);
+    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k;
+    uint64_t b_ext = g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
+    return a_ext <= room && b_ext * (g->b_f16 ? 2u : 4u) / 4u <= room;
+}
+
 /* g split in s uniform K slices as plan_split records it (batch entries) */
 static wgnn__gemm sliced(const wgnn__gemm *g, uint32_t s) {
     wgnn__gemm h = *g;
@@ -202,11 +215,7 @@ static wave_plan wave_choose(const wgnn_context *ctx, const wgnn__gemm *g, uint3
     bool big = wgnn__gemm_is_big_tile(&t);
     if (!big && !(wide && !ctx->knobs.gemm_tile[0])) return w; /* the model is the 128 x 128 tile's */
     if (!big) t = wgnn__gemm_big_tile;
-    /* A and B must each fit one binding (no row splits) */
-    uint64_t room = wgnn__gemm_binding_cap(ctx) / 4 - 64;
-    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k;
-    uint64_t b_ext = g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
-    if (a_ext > room || b_ext * (g->b_f16 ? 2u : 4u) / 4u > room) return w;
+    if (!ab_fit(ctx, g)) return w; /* A and B must each fit one binding (no row splits) */
     uint64_t bm = (uint64_t)t.wy * t.tm, bn = (uint64_t)t.wx * t.tn;
     uint64_t tiles = wgnn__ceil_div(g->m, bm) * wgnn__ceil_div(g->n, bn), ktiles = wgnn__ceil_div(g->k, t.bk);
     double p = (double)tiles / units * WAVE_FLOP_PER_BYTE / g->k;
@@ -255,22 +264,11 @@ bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t
     double c = tail_cost(tiles, wgnn__ceil_div(g->k, t.bk), units, p, dp, ts);
     if (c < 0 || c >= 0.97 * waves(tiles, units)) return false;
     /* A, B, C and the slices each in one binding (no row splits), u32 offsets */
-    uint64_t room = wgnn__gemm_binding_cap(ctx) / 4 - 64;
-    uint64_t a_ext = (uint64_t)(g->m - 1) * g->lda + g->k;
-    uint64_t b_ext = g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
+    uint64_t room = bind_room(ctx);
     uint64_t c_ext = (uint64_t)(g->m - 1) * g->ldc + g->n;
     uint64_t x = (uint64_t)*ts * (g->m - *dp / tx * bm) * g->ldc;
-    return a_ext <= room && b_ext * (g->b_f16 ? 2u : 4u) / 4u <= room && c_ext <= room && x <= room &&
-           g->lda <= 0xFFFFFFFFull && g->ldb <= 0xFFFFFFFFull && g->ldc <= 0xFFFFFFFFull && g->c.off <= 0xFFFFFFFFull &&
+    return ab_fit(ctx, g) && c_ext <= room && x <= room && g->lda <= 0xFFFFFFFFull && g->ldb <= 0xFFFFFFFFull && g->ldc <= 0xFFFFFFFFull && g->c.off <= 0xFFFFFFFFull &&
            g->bias.off <= 0xFFFFFFFFull;
-}
-
-/* o's binding for n elements (f32) from o->off: from the aligned byte
- * offset at or below it (*start), o->off at element *first inside it */
-static void elems_at(const wgnn_context *ctx, const wgnn__gemm_operand *o, uint64_t *start, uint32_t *first) {
-    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
-    *start = o->off * 4 / align * align;
-    *first = (uint32_t)(o->off - *start / 4);
 }
 
 wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts,
@@ -305,17 +303,16 @@ wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
              elem_wgsl(v4));
     const wgnn__pipe *pipe;
     if ((s = wgnn__pipeline(ctx, "gemm_tail", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
-    uint64_t c_start = 0, b_start = 0;
-    uint32_t c_first = 0, b_first = 0;
+    uint64_t c_start = 0, b_start = 0, c_first = 0, b_first = 0;
     uint64_t c_n = (uint64_t)(g->m - 1) * g->ldc + g->n;
     uint64_t b_n = (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
-    elems_at(ctx, &g->c, &c_start, &c_first);
-    if (has_bias) elems_at(ctx, &g->bias, &b_start, &b_first);
+    wgnn__gemm_binding_start(ctx, g->c.off, 4, &c_start, &c_first);
+    if (has_bias) wgnn__gemm_binding_start(ctx, g->bias.off, 4, &b_start, &b_first);
     tail_params q = {g->m,
                      g->n,
                      (uint32_t)g->ldc,
-                     c_first,
-                     b_first,
+                     (uint32_t)c_first,
+                     (uint32_t)b_first,
                      (uint32_t)g->bias_rs,
                      (uint32_t)g->bias_cs,
                      g->beta,
