@@ -3,7 +3,7 @@
  * through VK_KHR_pipeline_executable_properties (NVIDIA's does; Dawn does
  * not pass them on).
  *
- *   kstat [--robust] [--device NAME] DIR | FILE.spvasm ...
+ *   kstat [--robust] [--device NAME] [--ir OUTDIR] DIR | FILE.spvasm ...
  *
  * DIR is what `WGNN_DUMP_SHADERS=DIR wgnn ...` wrote (src/gpu/shader_dump.c):
  * NNN_label.spvasm (the SPIR-V assembly Dawn generated for each pipeline,
@@ -21,7 +21,11 @@
  * Robust buffer access is off, as wgnn asks of Dawn (disable_robustness);
  * --robust turns it on. Exit status: 0 done, 1 error, 3 the driver reports
  * no statistics (lavapipe: every pipeline is still assembled and built, which
- * checks the dump and the layout, and its line says so). */
+ * checks the dump and the layout, and its line says so).
+ * --ir OUTDIR also asks for the driver's internal representations of each
+ * executable (whatever the driver offers: an IR or machine code, as text or
+ * bytes) and writes each to OUTDIR/NNN_label.eE.rR.txt (or .bin), with one
+ * line on standard error naming it. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -165,6 +169,8 @@ typedef struct vk {
     VkDevice dev;
     PFN_vkGetPipelineExecutablePropertiesKHR props;
     PFN_vkGetPipelineExecutableStatisticsKHR stats;
+    PFN_vkGetPipelineExecutableInternalRepresentationsKHR irs;
+    const char *ir_dir; /* --ir: where the internal representations go (NULL: not asked) */
     bool has_stats; /* false: pipelines are still built (the dump is checked), no numbers */
     char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 } vk;
@@ -263,6 +269,8 @@ static int vk_open(vk *v, const char *want, bool robust) {
     }
     v->props = (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(v->dev, "vkGetPipelineExecutablePropertiesKHR");
     v->stats = (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(v->dev, "vkGetPipelineExecutableStatisticsKHR");
+    v->irs = (PFN_vkGetPipelineExecutableInternalRepresentationsKHR)vkGetDeviceProcAddr(
+        v->dev, "vkGetPipelineExecutableInternalRepresentationsKHR");
     if (v->has_stats && (!v->props || !v->stats)) {
         fprintf(stderr, "kstat: %s lacks the vkGetPipelineExecutable*KHR entry points\n", v->name);
         return 1;
@@ -285,6 +293,44 @@ static void print_stat(const VkPipelineExecutableStatisticKHR *s) {
     default: printf("?");
     }
     printf("; ");
+}
+
+/* --ir: every internal representation the driver keeps for executable e,
+ * one file each; problems go to standard error (the statistics still count). */
+static void write_irs(vk *v, const VkPipelineExecutableInfoKHR *ei, const char *seq, const char *label, uint32_t e) {
+    uint32_t n = 0;
+    VkResult r = v->irs(v->dev, ei, &n, NULL);
+    if (r != VK_SUCCESS || n == 0) {
+        fprintf(stderr, "kstat: %s %s executable %u: no internal representations (%d)\n", seq, label, e, r);
+        return;
+    }
+    if (n > 8) n = 8;
+    VkPipelineExecutableInternalRepresentationKHR ir[8];
+    memset(ir, 0, sizeof ir);
+    for (uint32_t i = 0; i < n; i++) ir[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR;
+    if ((r = v->irs(v->dev, ei, &n, ir)) != VK_SUCCESS && r != VK_INCOMPLETE) goto fail;
+    for (uint32_t i = 0; i < n; i++) {
+        ir[i].pData = ir[i].dataSize ? malloc(ir[i].dataSize) : NULL;
+        if (ir[i].dataSize && !ir[i].pData) goto fail;
+    }
+    r = v->irs(v->dev, ei, &n, ir);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) goto fail;
+    for (uint32_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s_%s.e%u.r%u.%s", v->ir_dir, seq, label, e, i, ir[i].isText ? "txt" : "bin");
+        FILE *f = fopen(path, "wb");
+        size_t len = ir[i].dataSize;
+        if (ir[i].isText && len && ((const char *)ir[i].pData)[len - 1] == '\0') len--;
+        bool ok = f && fwrite(ir[i].pData, 1, len, f) == len;
+        if (f && fclose(f) != 0) ok = false;
+        fprintf(stderr, "kstat: %s %s executable %u: \"%s\" (%s), %zu bytes%s -> %s%s\n", seq, label, e, ir[i].name,
+                ir[i].description, ir[i].dataSize, ir[i].isText ? " text" : "", path, ok ? "" : " (write failed)");
+    }
+    goto done;
+fail:
+    fprintf(stderr, "kstat: %s %s executable %u: reading the internal representations failed (%d)\n", seq, label, e, r);
+done:
+    for (uint32_t i = 0; i < n; i++) free(ir[i].pData);
 }
 
 /* Compiles one module and prints its line(s); false on error (reported). */
@@ -324,6 +370,7 @@ static bool stat_module(vk *v, const uint32_t *code, size_t words, const char *s
     if ((r = vkCreatePipelineLayout(v->dev, &pl, NULL, &lay)) != VK_SUCCESS) goto cleanup;
     VkComputePipelineCreateInfo cp = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     cp.flags = v->has_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0;
+    if (v->has_stats && v->ir_dir && v->irs) cp.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
     cp.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     cp.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     cp.stage.module = sm;
@@ -364,6 +411,7 @@ static bool stat_module(vk *v, const uint32_t *code, size_t words, const char *s
                ep[e].name, ep[e].subgroupSize);
         for (uint32_t i = 0; i < ns; i++) print_stat(&st[i]);
         printf("\n");
+        if (v->ir_dir && v->irs) write_irs(v, &ei, seq, label, e);
     }
     ok = true;
 cleanup:
@@ -449,21 +497,23 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 int main(int argc, char **argv) {
     bool robust = false;
-    const char *want = NULL;
+    const char *want = NULL, *ir_dir = NULL;
     int first = 1;
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (!strcmp(argv[first], "--robust")) robust = true;
         else if (!strcmp(argv[first], "--device") && first + 1 < argc) want = argv[++first];
+        else if (!strcmp(argv[first], "--ir") && first + 1 < argc) ir_dir = argv[++first];
         else break;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: kstat [--robust] [--device NAME] DIR | FILE.spvasm ...\n"
+        fprintf(stderr, "usage: kstat [--robust] [--device NAME] [--ir OUTDIR] DIR | FILE.spvasm ...\n"
                         "  DIR: what WGNN_DUMP_SHADERS=DIR wgnn ... wrote; one tab-separated line per pipeline:\n"
                         "  seq, label, constants, workgroup size, executable, the driver's statistics\n");
         return 1;
     }
     if (!load_spirv_tools()) return 1;
     vk v = {0};
+    v.ir_dir = ir_dir;
     int rc = vk_open(&v, want, robust);
     if (rc != 0) {
         vk_close(&v);
