@@ -182,13 +182,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lx = lid3.x;
     let ly = lid3.y;
     let tid = ly * TX + lx;
-    // SWP: bit 0 of sQ's d4 index and of sP's key index flipped on odd
-    // thread rows, so that a warp's two thread rows (whose rows lie a
-    // multiple of 128 bytes apart) read different banks. With j0 and c0
-    // even, (j0 + ju) ^ par is j0 + par + ju for even ju and j0 - par + ju
-    // for odd: once the steps are unrolled, a base and an offset (u32
-    // arithmetic wraps, so j0 - par is fine at 0)
-    let par = select(0u, ly & 1u, SWP);
     let NT = TX * TY;
     let BR = RM * TY;
     let BC = KE * TX;
@@ -239,7 +232,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (QBIAS) { val += qkv_bias4(hi * D4 + (i - r * D4)); }
             val *= P.qscale;
         }
-        SM[sq_at(r, (i - r * D4) ^ select(0u, (r / RM) & 1u, SWP))] = val;
+        SM[sq_at(r, i - r * D4)] = val;
     }
 
     var o: array<array<vec4<f32>, OJ>, RM>;
@@ -290,11 +283,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     for (var e = 0u; e < KE; e++) { kk[e] = SM[kv_at(lx + e * TX, j)]; }
                     for (var r = 0u; r < RM; r++) {
                         var qv: vec4<f32>;
-                        if (QG) {
-                            qv = ld4(q[qrow[r] + j]);
-                        } else {
-                            qv = SM[sq_at(RM * ly + r, select(j0 - par, j0 + par, (ju & 1u) == 0u) + ju)];
-                        }
+                        if (QG) { qv = ld4(q[qrow[r] + j]); } else { qv = SM[sq_at(RM * ly + r, j)]; }
                         for (var e = 0u; e < KE; e++) {
                             var t = s[r][e];
                             t = fma(qv.x, kk[e].x, t);
@@ -402,7 +391,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 for (var jj = 0u; jj < OJ; jj++) { o[4u * g + i][jj] *= alpha[i]; }
             }
             for (var e = 0u; e < KE; e++) {
-                SM[sp_at((lx + e * TX) ^ par, RG * ly + g)] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
+                SM[sp_at(lx + e * TX, RG * ly + g)] = vec4<f32>(p[0][e], p[1][e], p[2][e], p[3][e]);
             }
         }
         if (early) {
@@ -418,7 +407,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             for (var cu = 0u; cu < CU; cu++) {
                 let c = c0 + cu;
                 var pr: array<vec4<f32>, RG>;
-                for (var g = 0u; g < RG; g++) { pr[g] = SM[sp_at(select(c0 - par, c0 + par, (cu & 1u) == 0u) + cu, RG * ly + g)]; }
+                for (var g = 0u; g < RG; g++) { pr[g] = SM[sp_at(c, RG * ly + g)]; }
                 for (var jj = 0u; jj < OJ; jj++) {
                     let j = lx + TX * jj;
                     if (OJ * TX == D4 || j < D4) {

@@ -75,15 +75,14 @@ fn store_v(pv: ptr<function, array<vec4<f32>, 2 * PFV>>, h: u32, tid: u32) {
     }
 }
 
-// P.V over the staged V half into oh (this thread's rows, one column).
-// SWP: P's key index has bit 0 flipped on odd thread rows (par; c0 even).
-fn pv_half(oh: ptr<function, array<vec4<f32>, RM>>, lx: u32, ly: u32, par: u32) {
+// P.V over the staged V half into oh (this thread's rows, one column)
+fn pv_half(oh: ptr<function, array<vec4<f32>, RM>>, lx: u32, ly: u32) {
     for (var c0 = 0u; c0 < BC; c0 += CU) {
         for (var cu = 0u; cu < CU; cu++) {
             let c = c0 + cu;
             let vv = SM[KV0 + c * DH + lx];
             for (var g = 0u; g < RG; g++) {
-                let pr = SM[P0 + (RG * ly + g) * BC + select(c0 - par, c0 + par, (cu & 1u) == 0u) + cu];
+                let pr = SM[P0 + (RG * ly + g) * BC + c];
                 (*oh)[4u * g + 0u] = fma(vec4<f32>(pr.x), vv, (*oh)[4u * g + 0u]);
                 (*oh)[4u * g + 1u] = fma(vec4<f32>(pr.y), vv, (*oh)[4u * g + 1u]);
                 (*oh)[4u * g + 2u] = fma(vec4<f32>(pr.z), vv, (*oh)[4u * g + 2u]);
@@ -101,10 +100,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lx = lid3.x;
     let ly = lid3.y;
     let tid = ly * TX + lx;
-    // SWP: bit 0 of sQ's d4 index and of P's key index flipped on odd
-    // thread rows, so that a warp's two thread rows read different banks
-    // ((j0 + ju) ^ par is j0 + par + ju for even ju, j0 - par + ju for odd)
-    let par = select(0u, ly & 1u, SWP);
     let bh = flat / P.n_qtiles;
     let row0 = (flat - bh * P.n_qtiles) * BR;
     let bi = bh / P.n_h;
@@ -118,7 +113,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let r = i / D4;
         var val = vec4<f32>(0.0);
         if (row0 + r < P.s_q) { val = ld4(q[q_base + r * P.q_rs + (i - r * D4)]) * P.qscale; }
-        SM[r * D4 + ((i - r * D4) ^ select(0u, (r / RM) & 1u, SWP))] = val;
+        SM[i] = val;
     }
     var o0: array<vec4<f32>, RM>; // output columns lx (D's first half)
     var o1: array<vec4<f32>, RM>; // and lx + TX
@@ -155,7 +150,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 let k0 = SM[k_at(lx, j)];
                 let k1 = SM[k_at(lx + TX, j)];
                 for (var r = 0u; r < RM; r++) {
-                    let qv = SM[(RM * ly + r) * D4 + select(j0 - par, j0 + par, (ju & 1u) == 0u) + ju];
+                    let qv = SM[(RM * ly + r) * D4 + j];
                     var t0 = s[r].x;
                     t0 = fma(qv.x, k0.x, t0);
                     t0 = fma(qv.y, k0.y, t0);
@@ -193,17 +188,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         workgroupBarrier(); // (2) K reads done
         for (var g = 0u; g < RG; g++) {
             for (var e = 0u; e < KE; e++) {
-                SM[P0 + (RG * ly + g) * BC + ((lx + TX * e) ^ par)] = vec4<f32>(p[g][0][e], p[g][1][e], p[g][2][e], p[g][3][e]);
+                SM[P0 + (RG * ly + g) * BC + lx + TX * e] = vec4<f32>(p[g][0][e], p[g][1][e], p[g][2][e], p[g][3][e]);
             }
         }
         store_v(&pv, 0u, tid);
         workgroupBarrier(); // (3) P and V's first half visible
-        pv_half(&o0, lx, ly, par);
+        pv_half(&o0, lx, ly);
         workgroupBarrier(); // (4) the first half's reads done
         store_v(&pv, 1u, tid);
         load_k(&pk, kv0 + BC, kv_end, kv_base, tid); // the next tile's K, during the second half
         workgroupBarrier(); // (5) the second half visible
-        pv_half(&o1, lx, ly, par);
+        pv_half(&o1, lx, ly);
         workgroupBarrier(); // (6) P and V reads done: the region takes the next K
     }
 

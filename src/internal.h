@@ -59,7 +59,6 @@ typedef struct wgnn__knobs {
     int fused_lean;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('l': the LEAN kernel variant) */
     int fused_qg;             /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('q': LEAN reads Q from global memory) */
     int fused_swz;            /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('w': unpadded, swizzled workgroup memory) */
-    int fused_swp;            /* WGNN_FUSED_SWP: -1 unset, else 0/1 (SWZ tile: sQ and sP by thread-row parity) */
     uint32_t fused_cunroll;   /* WGNN_FUSED_FLAGS 'cN': LEAN's P.V unroll (1..64, power of 2); 0 default */
     uint32_t fused_unroll;    /* WGNN_FUSED_FLAGS 'uN': LEAN's unroll (1..32, power of 2); 0 default */
     uint32_t fused_vh[4];     /* WGNN_FUSED_VH=TY,RG,JU,CU: sdpa_fused_vh wherever it applies; [0] == 0: unset */

@@ -418,8 +418,6 @@ static void read_knobs(wgnn__knobs *k) {
         (vh[1] == 1 || vh[1] == 2) && vh[2] >= 1 && vh[3] >= 1)
         memcpy(k->fused_vh, vh, sizeof vh);
     k->fused_vh_off = env && strcmp(env, "0") == 0;
-    env = getenv("WGNN_FUSED_SWP");
-    k->fused_swp = env ? atoi(env) != 0 : -1;
     env = getenv("WGNN_FUSED_SPLIT");
     if (env && atoi(env) > 0) k->fused_split = (uint32_t)atoi(env);
     env = getenv("WGNN_GEMM_TILE");

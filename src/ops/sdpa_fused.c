@@ -46,7 +46,6 @@ typedef struct fused_cfg {
     bool lean;       /* the kernel's LEAN variant (one prefetch buffer, loops to uniform bounds) */
     bool qg;         /* LEAN: Q read from global memory in the score loop, no sQ tile */
     bool swz;        /* unpadded rows, swizzled sKV, sP as [row group][key] (the kernel's SWZ) */
-    bool swp;        /* with swz, LEAN, no QG: sQ's d4 and sP's key index bit 0 flipped on odd thread rows (SWP) */
     uint32_t ju, cu; /* LEAN: unrolled steps of the d4 loop and of the P.V key loop */
     uint32_t srn;    /* vec4 entries of sR */
     uint32_t n_split, kv_chunk; /* n_split > 1: split-KV + sdpa_fused_reduce */
@@ -121,7 +120,6 @@ static bool tile_config(const wgnn_context *ctx, uint32_t d4, const uint32_t t[4
      * registers unchanged (248, 255) */
     uint32_t cu = ctx->knobs.fused_cunroll ? ctx->knobs.fused_cunroll : 4 * u < 16 ? 4 * u : 16;
     c->cu = lean ? pow2_divisor(ke * tx, cu) : ke * tx;
-    c->swp = swz && lean && !qg && c->ju % 2 == 0 && c->cu % 2 == 0 && ctx->knobs.fused_swp > 0;
     return true;
 }
 
@@ -284,7 +282,6 @@ static bool vh_tile(const wgnn_context *ctx, const sdpa_shape *sh, fused_cfg *c)
     c->cu = pow2_divisor((uint32_t)bc, forced ? k->fused_vh[3] : 8);
     c->pf = (uint32_t)((bc * d4 + nt - 1) / nt);
     c->n_split = 1;
-    c->swp = c->ju % 2 == 0 && c->cu % 2 == 0 && k->fused_swp > 0;
     return true;
 }
 
@@ -468,9 +465,8 @@ static wgnn_status plan_vh(wgnn_context *ctx, const sdpa_shape *sh, const fused_
     char prelude[2560];
     snprintf(prelude, sizeof prelude,
              "enable subgroups;\n%sconst D4: u32 = %uu;\nconst RG: u32 = %uu;\nconst JU: u32 = %uu;\n"
-             "const CU: u32 = %uu;\nconst PFK: u32 = %uu;\nconst PFV: u32 = %uu;\nconst SWP: bool = %s;\n%s%s%s",
-             WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c->rg, c->ju, c->cu, c->pf, (bc * d4 / 2 + nt - 1) / nt,
-             c->swp ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
+             "const CU: u32 = %uu;\nconst PFK: u32 = %uu;\nconst PFV: u32 = %uu;\n%s%s%s",
+             WGNN__PARAMS_WGSL(FUSED_PARAMS), d4, c->rg, c->ju, c->cu, c->pf, (bc * d4 / 2 + nt - 1) / nt, sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
              sh->f16 ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, k_row_sg);
     wgnn__const consts[2] = {{"TY", c->ty}, {"TX", c->tx}};
     const wgnn__pipe *pipe;
@@ -514,10 +510,9 @@ wgnn_status wgnn__sdpa_plan_fused(wgnn_context *ctx, const sdpa_shape *sh, const
     snprintf(prelude, sizeof prelude,
              "%s%s%sconst D4: u32 = %uu;\nconst KE: u32 = %uu;\nconst RG: u32 = %uu;\nconst OJ: u32 = %uu;\n"
              "const PF: u32 = %uu;\nconst LEAN: bool = %s;\nconst JU: u32 = %uu;\nconst CU: u32 = %uu;\n"
-             "const SRN: u32 = %uu;\nconst QG: bool = %s;\nconst SWZ: bool = %s;\nconst SWP: bool = %s;\n%s%s%s",
+             "const SRN: u32 = %uu;\nconst QG: bool = %s;\nconst SWZ: bool = %s;\n%s%s%s",
              c.use_sg ? "enable subgroups;\n" : "", WGNN__PARAMS_WGSL(FUSED_PARAMS), qb, d4, c.ke, c.rg, c.oj, c.pf,
-             c.lean ? "true" : "false", c.ju, c.cu, c.srn, c.qg ? "true" : "false", c.swz ? "true" : "false",
-             c.swp ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
+             c.lean ? "true" : "false", c.ju, c.cu, c.srn, c.qg ? "true" : "false", c.swz ? "true" : "false", sh->f16 ? wgnn__sdpa_in4_f16 : wgnn__sdpa_in4_f32,
              sh->f16 && !split ? wgnn__sdpa_out4_f16 : wgnn__sdpa_out4_f32, c.use_sg ? k_row_sg : k_row_stub);
     wgnn__const consts[8] = {{"TY", c.ty},
                              {"TX", c.tx},

@@ -52,6 +52,13 @@ for f in $O/ir/*.bin; do
   [ -x "$nvd/cuobjdump" ] && timeout 60 "$nvd/cuobjdump" -sass "$f" > "${f%.bin}.cuobj.sass" 2>&1
   wc -l "${f%.bin}"*.sass 2>/dev/null; head -3 "${f%.bin}.sass" 2>/dev/null
 done
-echo "== state: sdpa"
-OUT=$O/sdpa SHAPES="1,12,197,197,64 1,12,4096,4096,64 4,16,4096,4096,128 1,16,16384,16384,64 1,8,1,4096,64" \
+echo "== state: sdpa ($SECONDS s in)"
+[ $SECONDS -lt 300 ] && OUT=$O/sdpa SHAPES="1,12,197,197,64 1,12,4096,4096,64 4,16,4096,4096,128 1,16,16384,16384,64 1,8,1,4096,64" \
   IMPLS=auto timeout 150 bash bench/h200_sdpa.sh 2>&1 | tail -12
+# On an H200 (none lent since session 22), the encoders too, as far as the
+# call's 600 s allow.
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+  left=$((560 - SECONDS)); echo "== state: models ($left s left)"
+  [ $left -gt 120 ] && OUT=$O/models ITERS=30 WEIGHTS=f32 timeout $left bash bench/h200_models.sh 1,32 2>&1 | tail -20
+  for f in $O/models/wgnn_*_f32.txt; do echo "-- $f"; grep -E "^input|^GPU span|^pipelined|^resident" "$f"; done
+fi
