@@ -497,15 +497,16 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     wgnn_status s0 = wgnn__gemm_plan_split(ctx, p, g, &split, ln_done, &gk);
     if (s0 != WGNN_OK || split) return s0;
     g = &gk;
+    /* both routes below pass the strides to their kernels as u32 */
+    if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
+        g->bias_cs > 0xFFFFFFFFull || g->ldr > 0xFFFFFFFFull)
+        return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
     uint32_t dp, ts;
     if (wgnn__gemm_tail_plan(ctx, g, &dp, &ts)) {
         bool skipped = false;
         wgnn_status st = wgnn__gemm_plan_tail(ctx, p, g, dp, ts, &skipped);
         if (st != WGNN_OK || !skipped) return st;
     }
-    if (g->lda > 0xFFFFFFFFull || g->ldb > 0xFFFFFFFFull || g->ldc > 0xFFFFFFFFull || g->bias_rs > 0xFFFFFFFFull ||
-        g->bias_cs > 0xFFFFFFFFull || g->ldr > 0xFFFFFFFFull)
-        return wgnn__err(ctx, WGNN_ERR_LIMIT, "gemm: a row stride passes 2^32 elements");
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
     char pre[4096];
