@@ -247,17 +247,14 @@ void wgnn__gemm_bind(wgnn__dispatch *d, const wgnn__gemm_operand *o, uint64_t st
 }
 
 /* The rows from a wave-balanced product's first tail tile's on */
-static uint64_t sk_rows(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
-    uint64_t bm = (uint64_t)t->wy * t->tm, tx = wgnn__ceil_div(g->n, (uint64_t)t->wx * t->tn);
-    return g->m - g->sk_dp / tx * bm;
-}
+static uint64_t sk_rows(const wgnn__gemm *g, const wgnn__gemm_tile *t) { return g->m - wgnn__gemm_tail_m0(g, t, g->sk_dp); }
 
 /* C's elements from its first (at ldc) that a wave-balanced product's
  * dispatch writes: C and the extras after it (sk_ts - 1 copies of the tail
  * rows), C alone (the whole tiles), or sk_ts copies of the tail rows (the
  * slices alone: C is their scratch) */
 static uint64_t c_extent(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
-    uint64_t c = (uint64_t)(g->m - 1) * g->ldc + g->n;
+    uint64_t c = wgnn__gemm_c_extent(g);
     if (!g->sk_ts || g->sk_part == 1) return c;
     if (g->sk_part == 2) return (uint64_t)g->sk_ts * sk_rows(g, t) * g->ldc;
     return c + (uint64_t)(g->sk_ts - 1) * sk_rows(g, t) * g->ldc;
@@ -312,7 +309,7 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
         q.sk_ts = g->sk_ts;
         q.sk_tx = (uint32_t)tx;
         q.sk_total = (uint32_t)(g->sk_dp + (tiles - g->sk_dp) * g->sk_ts);
-        q.sk_m0 = (uint32_t)(g->sk_dp / tx * bm);
+        q.sk_m0 = wgnn__gemm_tail_m0(g, t, g->sk_dp);
         q.sk_x = (uint32_t)(first[2] + (uint64_t)g->m * g->ldc);
         uint64_t wgs = q.sk_total;
         if (g->sk_part == 1) q.sk_total = g->sk_dp, wgs = g->sk_dp;
@@ -367,7 +364,7 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
         {&g->b, g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n,
          g->b_f16 ? 2u : 4u},
         {&g->c, c_extent(g, t), 4},
-        {&g->bias, (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1, 4},
+        {&g->bias, wgnn__gemm_bias_extent(g), 4},
         {&g->res, (uint64_t)(g->m - 1) * g->ldr + g->n, 4},
     };
     uint64_t per = ctx->limits.maxComputeWorkgroupsPerDimension;
@@ -584,8 +581,8 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     room = room > slack ? room - slack : 0;
     uint64_t a_row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
     uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + a_row;
-    uint64_t c_ext = (uint64_t)(g->m - 1) * g->ldc + g->n;
-    uint64_t bias_ext = (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
+    uint64_t c_ext = wgnn__gemm_c_extent(g);
+    uint64_t bias_ext = wgnn__gemm_bias_extent(g);
     uint64_t bias_row = (uint64_t)(g->n - 1) * g->bias_cs + 1;
     bool has_res = g->res.buf != NULL;
     uint64_t res_ext = (uint64_t)(g->m - 1) * g->ldr + g->n;

@@ -129,6 +129,18 @@ typedef struct wgnn__gemm_tile {
     uint32_t gemv_mr;
 } wgnn__gemm_tile;
 
+/* C's elements from its first (at ldc), and the bias's (bias_rs, bias_cs):
+ * the extents a binding must hold */
+static inline uint64_t wgnn__gemm_c_extent(const wgnn__gemm *g) { return (uint64_t)(g->m - 1) * g->ldc + g->n; }
+static inline uint64_t wgnn__gemm_bias_extent(const wgnn__gemm *g) {
+    return (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
+}
+/* the row a wave plan's first tail tile starts at (dp tiles whole before
+ * it, on tile t): the tail's slices hold the rows from there on */
+static inline uint32_t wgnn__gemm_tail_m0(const wgnn__gemm *g, const wgnn__gemm_tile *t, uint32_t dp) {
+    return (uint32_t)(dp / wgnn__ceil_div(g->n, (uint64_t)t->wx * t->tn) * t->wy * t->tm);
+}
+
 #define WGNN__GEMM_SMALL_M 256u /* products of at most this many rows take the small-M tile (gemm.c) */
 #define WGNN__GEMV_MAX_ROWS 4u  /* a few rows against a transposed B (linear at decode): the GEMV kernel */
 

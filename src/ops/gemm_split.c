@@ -266,9 +266,9 @@ bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t
     /* A, B, C and the slices each in one binding (no row splits), u32
      * offsets (the strides: plan_product checks them for both routes) */
     uint64_t room = bind_room(ctx);
-    uint64_t c_ext = (uint64_t)(g->m - 1) * g->ldc + g->n;
-    uint64_t x = (uint64_t)*ts * (g->m - *dp / tx * bm) * g->ldc;
-    return ab_fit(ctx, g) && c_ext <= room && x <= room && g->c.off <= 0xFFFFFFFFull && g->bias.off <= 0xFFFFFFFFull;
+    uint64_t x = (uint64_t)*ts * (g->m - wgnn__gemm_tail_m0(g, &t, *dp)) * g->ldc;
+    return ab_fit(ctx, g) && wgnn__gemm_c_extent(g) <= room && x <= room && g->c.off <= 0xFFFFFFFFull &&
+           g->bias.off <= 0xFFFFFFFFull;
 }
 
 wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, uint32_t dp, uint32_t ts,
@@ -276,7 +276,7 @@ wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
     const wgnn__gemm_tile t = wgnn__gemm_big_tile;
     uint32_t bm = t.wy * t.tm, bn = t.wx * t.tn;
     uint32_t tx = (uint32_t)wgnn__ceil_div(g->n, bn), tiles = (uint32_t)(wgnn__ceil_div(g->m, bm) * tx);
-    uint32_t m0 = dp / tx * bm;
+    uint32_t m0 = wgnn__gemm_tail_m0(g, &t, dp);
     uint64_t x_bytes = (uint64_t)ts * (g->m - m0) * g->ldc * 4;
     int sc = wgnn__plan_scratch(p, x_bytes);
     *skipped = sc < 0; /* no scratch slot left: the whole tiles' route */
@@ -304,8 +304,7 @@ wgnn_status wgnn__gemm_plan_tail(wgnn_context *ctx, wgnn__plan *p, const wgnn__g
     const wgnn__pipe *pipe;
     if ((s = wgnn__pipeline(ctx, "gemm_tail", pre, NULL, 0, &pipe)) != WGNN_OK) return s;
     uint64_t c_start = 0, b_start = 0, c_first = 0, b_first = 0;
-    uint64_t c_n = (uint64_t)(g->m - 1) * g->ldc + g->n;
-    uint64_t b_n = (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
+    uint64_t c_n = wgnn__gemm_c_extent(g), b_n = wgnn__gemm_bias_extent(g);
     wgnn__gemm_binding_start(ctx, g->c.off, 4, &c_start, &c_first);
     if (has_bias) wgnn__gemm_binding_start(ctx, g->bias.off, 4, &b_start, &b_first);
     tail_params q = {g->m,
