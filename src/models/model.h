@@ -33,7 +33,7 @@ struct wgnn_model {
     /* host data that graphs of a given shape derive constants from */
     float *pos;               /* patch position embeddings [pos_grid^2, hidden] */
     int pos_grid;
-    float *cls;               /* ViT: cls_token + position 0 [hidden] */
+    float *cls;               /* ViT: cls_token + position 0 - the patch bias [hidden] (vit.c) */
     float *probe_q;           /* SigLIP head: probe @ Wq^T + bq [hidden] */
 
     /* the graph of the last input shape */

@@ -17,7 +17,10 @@
  * linear with x added in its epilogue (residual); LN -> linear with the
  * GELU in its epilogue -> linear with x added. The patch embedding (a conv
  * with stride = kernel = patch) is a permute of the pixels to [B, patches,
- * C*p*p] and a linear. */
+ * C*p*p] and a linear, with the position embeddings added in its epilogue
+ * and the first block's first LayerNorm in it too; ViT's CLS row enters it
+ * as a row of zeros padded ahead of each image's patches (the product
+ * makes it from the bias and the residual's row 0; no cat). */
 #include "models/builder.h"
 #include "models/model.h"
 #include "ops/gemm.h"
@@ -149,21 +152,30 @@ wgnn_status wgnn__vit_load(wgnn_model *m, const wgnn__st *st) {
     snprintf(nm, sizeof nm, "%s.bias", pe);
     if ((s = wgnn__model_read(m, st, nm, D1(h), &wt))) return s;
     s = wgnn__model_add(m, "patch.bias", wt, D1(h), false);
-    free(wt);
+    float *patch_bias = NULL; /* ViT: kept for the CLS row below */
+    if (s == WGNN_OK && vit) patch_bias = wt;
+    else free(wt);
     if (s) return s;
 
     /* position embeddings (and the CLS token) stay on the host too: graphs
      * derive their constants from them for their batch and image size */
     float *pos = NULL; /* read (its shape checked against config.json) before anything is sized from it */
     if (vit) {
-        if ((s = wgnn__model_read(m, st, "embeddings.position_embeddings", 3, (int64_t[]){1, np + 1, h}, &pos)))
+        if ((s = wgnn__model_read(m, st, "embeddings.position_embeddings", 3, (int64_t[]){1, np + 1, h}, &pos))) {
+            free(patch_bias);
             return s;
+        }
         float *cls = NULL;
         if ((s = wgnn__model_read(m, st, "embeddings.cls_token", 3, (int64_t[]){1, 1, h}, &cls))) {
             free(pos);
+            free(patch_bias);
             return s;
         }
-        for (int64_t i = 0; i < h; i++) cls[i] += pos[i];
+        /* the CLS row enters the patch product as a row of zeros, so that
+         * product gives its bias plus its residual's row 0: that row is
+         * cls_token + position 0 - the bias (wgnn__vit_build) */
+        for (int64_t i = 0; i < h; i++) cls[i] = (cls[i] + pos[i]) - patch_bias[i];
+        free(patch_bias);
         m->cls = cls;
         /* the grid's rows, after the CLS token's */
         memmove(pos, pos + h, (size_t)(np * h) * sizeof *pos);
@@ -484,29 +496,29 @@ wgnn_status wgnn__vit_build(wgnn_model *m, int64_t B, int64_t H, int64_t W) {
         if (!pos) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
         else wgnn__bicubic_grid(m->pos, m->pos_grid, m->pos_grid, (int)hid, pos, (int)gh, (int)gw);
     }
-    float *rep = pos ? malloc((size_t)(B * np * hid) * sizeof *rep) : NULL;
+    /* ViT: a row of zeros ahead of each image's patches, the CLS row's
+     * place: the product gives it its bias plus the residual's row 0,
+     * cls_token + position 0 - bias (m->cls), so no cat follows and the
+     * product writes the first block's first norm for every row */
+    if (vit) {
+        const char *pad[1] = {"pad=0,0,1,0"};
+        x = gb_op(&b, "embeddings.cls_row", "constant_pad_nd", 1, &x, 1, pad);
+    }
+    float *rep = pos ? malloc((size_t)(B * T * hid) * sizeof *rep) : NULL;
     if (!rep && b.s == WGNN_OK) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
-    for (int64_t i = 0; rep && i < B; i++) memcpy(rep + i * np * hid, pos, (size_t)(np * hid) * sizeof *rep);
-    wgnn_value pv = rep ? gb_const(&b, rep, 3, (int64_t[]){B, np, hid}) : -1;
+    for (int64_t i = 0; rep && i < B; i++) {
+        float *r = rep + i * T * hid;
+        if (vit) memcpy(r, m->cls, (size_t)hid * sizeof *rep);
+        memcpy(r + (T - np) * hid, pos, (size_t)(np * hid) * sizeof *rep);
+    }
+    wgnn_value pv = rep ? gb_const(&b, rep, 3, (int64_t[]){B, T, hid}) : -1;
     free(rep);
     if (pos != m->pos) free(pos);
-    /* SigLIP (no CLS row ahead of the patches): the patch product writes
-     * the first block's first norm too */
     wgnn_value h1 = -1; /* the next block's first norm */
     layer_names n0;
     if (in->num_layers > 0) names_of(m, 0, &n0);
-    const char *first_ln = !vit && in->num_layers > 0 && !m->ctx->knobs.no_ln_fused ? n0.n1 : NULL;
+    const char *first_ln = in->num_layers > 0 && !m->ctx->knobs.no_ln_fused ? n0.n1 : NULL;
     x = linear_ex(&b, "embeddings.patch_embedding", x, "patch", NULL, pv, true, first_ln, &h1);
-    if (vit) {
-        float *cls = malloc((size_t)(B * hid) * sizeof *cls);
-        if (!cls && b.s == WGNN_OK) b.s = wgnn__err(m->ctx, WGNN_ERR_OUT_OF_MEMORY, "model: out of host memory");
-        for (int64_t i = 0; cls && i < B; i++) memcpy(cls + i * hid, m->cls, (size_t)hid * sizeof *cls);
-        wgnn_value cv = cls ? gb_const(&b, cls, 3, (int64_t[]){B, 1, hid}) : -1;
-        free(cls);
-        wgnn_value parts[2] = {cv, x};
-        const char *dim[1] = {"dim=1"};
-        x = gb_op(&b, "embeddings.cls", "cat", 2, parts, 1, dim);
-    }
     /* each block's fc2 also writes the next block's first norm (the last
      * block's: the final one) */
     const char *final_ln = vit ? "layernorm" : "post_layernorm";
