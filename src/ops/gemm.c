@@ -357,15 +357,11 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
     bool has_res = g->res.buf != NULL;
     span sp[5] = {
-        {&g->a,
-         g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m
-                    : (uint64_t)(g->m - 1) * g->lda + (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u),
-         4},
-        {&g->b, g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n,
-         g->b_f16 ? 2u : 4u},
+        {&g->a, wgnn__gemm_a_extent(g), 4},
+        {&g->b, wgnn__gemm_b_extent(g), g->b_f16 ? 2u : 4u},
         {&g->c, c_extent(g, t), 4},
         {&g->bias, wgnn__gemm_bias_extent(g), 4},
-        {&g->res, (uint64_t)(g->m - 1) * g->ldr + g->n, 4},
+        {&g->res, wgnn__gemm_res_extent(g), 4},
     };
     uint64_t per = ctx->limits.maxComputeWorkgroupsPerDimension;
     if (per > g->batch) per = g->batch;
@@ -580,12 +576,12 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     uint64_t room = wgnn__gemm_binding_cap(ctx) / 4, slack = align / 4 + 1;
     room = room > slack ? room - slack : 0;
     uint64_t a_row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
-    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + a_row;
+    uint64_t a_ext = wgnn__gemm_a_extent(g);
     uint64_t c_ext = wgnn__gemm_c_extent(g);
     uint64_t bias_ext = wgnn__gemm_bias_extent(g);
     uint64_t bias_row = (uint64_t)(g->n - 1) * g->bias_cs + 1;
     bool has_res = g->res.buf != NULL;
-    uint64_t res_ext = (uint64_t)(g->m - 1) * g->ldr + g->n;
+    uint64_t res_ext = wgnn__gemm_res_extent(g);
     if (a_ext <= room && c_ext <= room && (!has_bias || bias_ext <= room) && (!has_res || res_ext <= room))
         return plan_batches(ctx, p, pipe, &t, g, has_bias);
     if (g->sk_ts) /* gemm_split.c's wave_choose makes no plan whose operands do not fit */

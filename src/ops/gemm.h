@@ -129,12 +129,21 @@ typedef struct wgnn__gemm_tile {
     uint32_t gemv_mr;
 } wgnn__gemm_tile;
 
-/* C's elements from its first (at ldc), and the bias's (bias_rs, bias_cs):
- * the extents a binding must hold */
+/* The elements of each operand from its first: the extents a binding must
+ * hold. A's rows are 2k wide with the SWIGLU prologue; B's elements are 2
+ * bytes each where b_f16. */
+static inline uint64_t wgnn__gemm_a_extent(const wgnn__gemm *g) {
+    uint64_t row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
+    return g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + row;
+}
+static inline uint64_t wgnn__gemm_b_extent(const wgnn__gemm *g) {
+    return g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
+}
 static inline uint64_t wgnn__gemm_c_extent(const wgnn__gemm *g) { return (uint64_t)(g->m - 1) * g->ldc + g->n; }
 static inline uint64_t wgnn__gemm_bias_extent(const wgnn__gemm *g) {
     return (uint64_t)(g->m - 1) * g->bias_rs + (uint64_t)(g->n - 1) * g->bias_cs + 1;
 }
+static inline uint64_t wgnn__gemm_res_extent(const wgnn__gemm *g) { return (uint64_t)(g->m - 1) * g->ldr + g->n; }
 /* the row a wave plan's first tail tile starts at (dp tiles whole before
  * it, on tile t): the tail's slices hold the rows from there on */
 static inline uint32_t wgnn__gemm_tail_m0(const wgnn__gemm *g, const wgnn__gemm_tile *t, uint32_t dp) {
