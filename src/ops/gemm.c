@@ -401,7 +401,7 @@ static bool gemv4_ok(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
 /* linear's prologue as a pass of its own: A's rows -> scratch, then the
  * product on it (where the GEMV kernel cannot take it on the fly). */
 static wgnn_status plan_pre_pass(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
-    uint64_t row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
+    uint64_t row = wgnn__gemm_a_row(g);
     if (g->batch != 1 || g->trans_a || g->lda != row)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: a prologue needs one batch of contiguous rows of A");
     uint64_t bytes = (uint64_t)g->m * g->k * 4u;
@@ -575,7 +575,7 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
     uint64_t room = wgnn__gemm_binding_cap(ctx) / 4, slack = align / 4 + 1;
     room = room > slack ? room - slack : 0;
-    uint64_t a_row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
+    uint64_t a_row = wgnn__gemm_a_row(g);
     uint64_t a_ext = wgnn__gemm_a_extent(g);
     uint64_t c_ext = wgnn__gemm_c_extent(g);
     uint64_t bias_ext = wgnn__gemm_bias_extent(g);

@@ -132,9 +132,11 @@ typedef struct wgnn__gemm_tile {
 /* The elements of each operand from its first: the extents a binding must
  * hold. A's rows are 2k wide with the SWIGLU prologue; B's elements are 2
  * bytes each where b_f16. */
+static inline uint64_t wgnn__gemm_a_row(const wgnn__gemm *g) {
+    return (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
+}
 static inline uint64_t wgnn__gemm_a_extent(const wgnn__gemm *g) {
-    uint64_t row = (uint64_t)g->k * (g->pre == WGNN__PRE_SWIGLU ? 2u : 1u);
-    return g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + row;
+    return g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + wgnn__gemm_a_row(g);
 }
 static inline uint64_t wgnn__gemm_b_extent(const wgnn__gemm *g) {
     return g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;

@@ -184,8 +184,7 @@ static uint64_t bind_room(const wgnn_context *ctx) { return wgnn__gemm_binding_c
  * split over rows) */
 static bool ab_fit(const wgnn_context *ctx, const wgnn__gemm *g) {
     uint64_t room = bind_room(ctx);
-    uint64_t a_ext = g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + g->k;
-    return a_ext <= room && wgnn__gemm_b_extent(g) * (g->b_f16 ? 2u : 4u) / 4u <= room;
+    return wgnn__gemm_a_extent(g) <= room && wgnn__gemm_b_extent(g) * (g->b_f16 ? 2u : 4u) / 4u <= room;
 }
 
 /* g split in s uniform K slices as plan_split records it (batch entries) */
