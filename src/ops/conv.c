@@ -40,9 +40,19 @@
     X(S, u32, k)          /* C * kh * kw */                                 \
     X(S, u32, npix)       /* Ho * Wo */                                     \
     X(S, u32, x_off) X(S, u32, y_off)
+#define DW_PARAMS(X, S)                                                     \
+    X(S, u32x4, in_dims)  /* C, H, W, M = O / C */                          \
+    X(S, u32x4, out_dims) /* O, Ho, Wo, 0 */                                \
+    X(S, i32x4, pad)      /* padding h, w, 0, 0 */                          \
+    X(S, u32x4, tiles)    /* tiles across Wo, down Ho, 0, 0 */              \
+    X(S, u32, n_wg)       /* workgroups of this dispatch (2-D fold) */      \
+    X(S, u32, x_off)      /* element offset of the first sample in X's window */ \
+    X(S, u32, y_off)
 WGNN__PARAMS_STRUCT(conv_params, CONV_PARAMS);
+WGNN__PARAMS_STRUCT(dw_params, DW_PARAMS);
 WGNN__PARAMS_STRUCT(im2col_params, IM2COL_PARAMS);
 WGNN__PARAMS_CHECK(conv_params, CONV_PARAMS)
+WGNN__PARAMS_CHECK(dw_params, DW_PARAMS)
 WGNN__PARAMS_CHECK(im2col_params, IM2COL_PARAMS)
 
 #define I31 2147483647LL
@@ -362,6 +372,96 @@ static wgnn_status conv2d_direct(wgnn_context *ctx, const wgnn__conv2d_geom *g, 
     return WGNN_OK;
 }
 
+/* ---- conv2d plan: one input channel a group (depthwise) ------------------------ */
+
+typedef struct dw_cfg {
+    uint32_t tw, tyt, ry;
+    uint64_t rr, rc; /* the input region a tile reads */
+} dw_cfg;
+
+/* TW output columns (a power of two from Wo, 4 to 32) x TYT thread rows,
+ * RY outputs a thread down (up to 4 where Ho is tall); the tile shrinks
+ * until its input region and the weights fit workgroup memory. false where
+ * even one output does not (a kernel too large or too dilated):
+ * conv2d_direct runs it. */
+static bool dw_config(const wgnn_context *ctx, const wgnn__conv2d_geom *g, dw_cfg *c) {
+    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 128);
+    while (wg & (wg - 1)) wg &= wg - 1; /* a power of two */
+    uint64_t room = ctx->limits.maxComputeWorkgroupStorageSize / 4u;
+    uint64_t ho = (uint64_t)g->ho, kk = (uint64_t)(g->kh * g->kw);
+    c->tw = pow2_ceil((uint64_t)g->wo);
+    if (c->tw < 4) c->tw = 4;
+    if (c->tw > 32) c->tw = 32;
+    if (c->tw > wg) c->tw = wg;
+    c->tyt = wg / c->tw;
+    while (c->tyt > 1 && c->tyt / 2 >= ho) c->tyt /= 2;
+    c->ry = 1;
+    while (c->ry < 4 && (uint64_t)c->tyt * c->ry < ho) c->ry *= 2;
+    for (;;) {
+        /* each term < 2^32 * 2^31 (the node's checks): no overflow */
+        c->rr = (uint64_t)(c->tyt * c->ry - 1) * (uint64_t)g->sh + (uint64_t)(g->kh - 1) * (uint64_t)g->dh + 1;
+        c->rc = (uint64_t)(c->tw - 1) * (uint64_t)g->sw + (uint64_t)(g->kw - 1) * (uint64_t)g->dw + 1;
+        if (kk <= room && c->rr <= room && c->rc <= room && c->rr * c->rc <= room - kk) return true;
+        if (c->ry > 1) c->ry /= 2;
+        else if (c->tyt > 1) c->tyt /= 2;
+        else if (c->tw > 1) c->tw /= 2;
+        else return false;
+    }
+}
+
+static wgnn_status conv2d_dw(wgnn_context *ctx, const wgnn__conv2d_geom *g, const dw_cfg *c, const wgnn_tensor *x,
+                             const wgnn_tensor *w, const wgnn_tensor *bias, wgnn_tensor *y, wgnn__plan *p) {
+    char pre[1536];
+    snprintf(pre, sizeof pre,
+             "%sconst TW: u32 = %uu;\nconst TYT: u32 = %uu;\nconst RY: u32 = %uu;\nconst KH: u32 = %lluu;\n"
+             "const KW: u32 = %lluu;\nconst SH: u32 = %lluu;\nconst SW: u32 = %lluu;\nconst DH: u32 = %lluu;\n"
+             "const DW: u32 = %lluu;\nconst RR: u32 = %lluu;\nconst RC: u32 = %lluu;\nconst HAS_BIAS: bool = %s;\n",
+             WGNN__PARAMS_WGSL(DW_PARAMS), c->tw, c->tyt, c->ry, (unsigned long long)g->kh,
+             (unsigned long long)g->kw, (unsigned long long)g->sh, (unsigned long long)g->sw,
+             (unsigned long long)g->dh, (unsigned long long)g->dw, (unsigned long long)c->rr,
+             (unsigned long long)c->rc, bias ? "true" : "false");
+    const wgnn__pipe *pipe;
+    wgnn_status s = wgnn__pipeline(ctx, "conv2d_dw", pre, NULL, 0, &pipe);
+    if (s != WGNN_OK) return s;
+    uint64_t npix = (uint64_t)(g->ho * g->wo);
+    uint64_t in_unit = (uint64_t)(g->c * g->h * g->w), out_unit = (uint64_t)g->o * npix;
+    if (w->buf_size > binding_cap(ctx))
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "conv2d: the weight (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu bytes)",
+                         (unsigned long long)w->buf_size, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    uint64_t units[2] = {in_unit, out_unit};
+    uint64_t per = wgnn__units_per_window(ctx, units, 2, (uint64_t)g->n);
+    if (per == 0)
+        return window_err(ctx, "conv2d", in_unit > out_unit ? "input sample" : "output sample",
+                          in_unit > out_unit ? in_unit : out_unit);
+    uint64_t tx = ((uint64_t)g->wo + c->tw - 1) / c->tw, ty = ((uint64_t)g->ho + c->tyt * c->ry - 1) / (c->tyt * c->ry);
+    wgnn__binding xb = {x->buf, 0, 0, 0}, yb = {y->buf, 0, 0, 0};
+    for (uint64_t n0 = 0; n0 < (uint64_t)g->n; n0 += per) {
+        uint64_t cnt = (uint64_t)g->n - n0 < per ? (uint64_t)g->n - n0 : per;
+        uint64_t groups = tx * ty * (uint64_t)g->o * cnt;
+        uint32_t gx, gy;
+        s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, "conv2d", &gx,
+                                             &gy);
+        if (s != WGNN_OK) return s;
+        dw_params q;
+        memset(&q, 0, sizeof q);
+        q.in_dims[0] = (uint32_t)g->c, q.in_dims[1] = (uint32_t)g->h, q.in_dims[2] = (uint32_t)g->w;
+        q.in_dims[3] = (uint32_t)(g->o / g->c);
+        q.out_dims[0] = (uint32_t)g->o, q.out_dims[1] = (uint32_t)g->ho, q.out_dims[2] = (uint32_t)g->wo;
+        q.pad[0] = (int32_t)g->ph, q.pad[1] = (int32_t)g->pw;
+        q.tiles[0] = (uint32_t)tx, q.tiles[1] = (uint32_t)ty;
+        q.n_wg = (uint32_t)groups;
+        wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
+        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+        dw_params *qd = (dw_params *)d->params; /* the window offsets are known once bound */
+        qd->x_off = wgnn__bind_window(ctx, d, &xb, n0 * in_unit, cnt * in_unit);
+        wgnn__plan_bind(d, w->buf, 0, 0);
+        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, bias ? bias->buf : NULL, false), 0, 0);
+        qd->y_off = wgnn__bind_window(ctx, d, &yb, n0 * out_unit, cnt * out_unit);
+    }
+    return WGNN_OK;
+}
+
 /* groups == 1 through im2col + the shared GEMM (see the route below). */
 static wgnn_status conv2d_gemm(wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn_tensor *x,
                                const wgnn_tensor *w, const wgnn_tensor *bias, wgnn_tensor *y, wgnn__plan *p) {
@@ -416,12 +516,17 @@ static wgnn_status conv2d_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
      * groups == 1: the shared GEMM, out[s] = weight [O, K] x cols[s] [K, Ho*Wo]
      * (K = C*kh*kw) with the bias in its epilogue; cols from im2col into a
      * plan scratch buffer, or the input itself for a 1x1 kernel with stride 1
-     * and no padding. groups > 1 (depthwise, grouped): the direct kernel.
+     * and no padding. One input channel a group (depthwise, C = groups > 1):
+     * conv2d_dw.wgsl where its tile's input region fits workgroup memory.
+     * Other groups > 1: the direct kernel, conv2d.wgsl.
      * WGNN_CONV_ROUTE=direct|gemm forces one (benchmarks). */
     bool gemm = g.groups == 1;
     if (ctx->knobs.conv_route == 1) gemm = false;
     if (ctx->knobs.conv_route == 2 && g.groups == 1) gemm = true;
     if (gemm) return conv2d_gemm(ctx, &g, in[0], in[1], bias, out[0], p);
+    dw_cfg c;
+    if (ctx->knobs.conv_route != 1 && g.groups > 1 && g.groups == g.c && dw_config(ctx, &g, &c))
+        return conv2d_dw(ctx, &g, &c, in[0], in[1], bias, out[0], p);
     return conv2d_direct(ctx, &g, in[0], in[1], bias, out[0], p);
 }
 
