@@ -78,6 +78,7 @@ typedef struct wgnn__knobs {
     uint32_t gemv_wg;         /* WGNN_GEMV_WG=T: threads of a GEMV workgroup (32..1024, power of 2); 0 auto */
     uint32_t gemv_lanes;      /* WGNN_GEMV_LANES=L: threads a GEMV column (1..1024, power of 2); 0 auto */
     uint32_t gemv_unroll;     /* WGNN_GEMV_UNROLL=U: loads a lane keeps in flight in the GEMVs (1..16); 0 auto */
+    uint32_t gemvn_quads;     /* WGNN_GEMVN_QUADS=Q: column quads a gemvn.wgsl workgroup (1..64, power of 2); 0 auto */
     uint32_t q8_nc;           /* WGNN_Q8_NC=C: columns a thread of linear_q8's GEMV (1, 2, 4, 8); 0 auto */
     uint32_t decode_wgs;      /* WGNN_DECODE_WGS=N: sdpa_decode's key splits aim at N workgroups (default 256) */
     uint32_t decode_wg;       /* WGNN_DECODE_WG=T: sdpa_decode's threads (>= 4 subgroups, power of 2); 0 auto */

@@ -439,6 +439,7 @@ static void read_knobs(wgnn__knobs *k) {
     k->gemv_wg = knob_int("WGNN_GEMV_WG", 32, 1024, true);
     k->gemv_lanes = knob_int("WGNN_GEMV_LANES", 1, 1024, true);
     k->gemv_unroll = knob_int("WGNN_GEMV_UNROLL", 1, 16, false);
+    k->gemvn_quads = knob_int("WGNN_GEMVN_QUADS", 1, 64, true);
     /* a graph run's command buffer goes in pieces of this many dispatches,
      * so that the GPU starts on the first while the host records the next
      * (a Qwen3-0.6B decode step on the H200: 3.99 ms one submit, 3.79 every

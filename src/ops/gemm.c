@@ -38,12 +38,12 @@
 WGNN__PARAMS_STRUCT(gemm_params, GEMM_PARAMS);
 WGNN__PARAMS_CHECK(gemm_params, GEMM_PARAMS)
 
-#define BIG_TILE {16, 16, 8, 8, 8, 0} /* 128 x 128: k_tiles[0] and wgnn__gemm_big_tile */
+#define BIG_TILE {16, 16, 8, 8, 8, 0, false} /* 128 x 128: k_tiles[0] and wgnn__gemm_big_tile */
 static const wgnn__gemm_tile k_tiles[] = {
     BIG_TILE,              /* 128 x 128 (plain products only, see pick_tile) */
-    {16, 16, 8, 4, 16, 0}, /* 128 x 64, K tiles of 16 */
-    {16, 16, 4, 4, 16, 0}, /* 64 x 64, K tiles of 16 (whole vec4 loads a thread) */
-    {8, 8, 4, 4, 8, 0},   /* 32 x 32 */
+    {16, 16, 8, 4, 16, 0, false}, /* 128 x 64, K tiles of 16 */
+    {16, 16, 4, 4, 16, 0, false}, /* 64 x 64, K tiles of 16 (whole vec4 loads a thread) */
+    {8, 8, 4, 4, 8, 0, false}, /* 32 x 32 */
 };
 
 
@@ -58,7 +58,7 @@ static const wgnn__gemm_tile k_tiles[] = {
  * -> 1.989 ms (SigLIP-B/16 2.132 -> 2.075); eight other tiles of 32-64 rows
  * (BK 8, 16, 32) were slower or within 0.3% (docs/PERFORMANCE.md). Its K
  * slices: split_count (gemm_split.c). */
-static const wgnn__gemm_tile k_small_tile = {16, 4, 8, 4, 16, 0};
+static const wgnn__gemm_tile k_small_tile = {16, 4, 8, 4, 16, 0, false};
 
 const wgnn__gemm_tile wgnn__gemm_big_tile = BIG_TILE;
 
@@ -74,6 +74,21 @@ uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per
     while (lanes < *wg && (uint64_t)lanes * per_lane < pieces) lanes *= 2;
     if (ctx->knobs.gemv_lanes) lanes = ctx->knobs.gemv_lanes;
     return lanes < *wg ? lanes : *wg;
+}
+
+/* gemvn.wgsl's column quads a workgroup (*wg threads, WGNN_GEMV_WG or
+ * 256): the most from 8, halving, that still give 4 workgroups a compute
+ * unit (512 where the units are unknown), at least one;
+ * WGNN_GEMVN_QUADS forces it (within *wg). Fewer quads mean more k-lanes
+ * a column, each walking fewer rows of B. */
+static uint32_t gemvn_quads(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t *wg) {
+    *wg = wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u);
+    while (*wg & (*wg - 1)) *wg &= *wg - 1; /* a power of two: the k-lanes' tree */
+    uint64_t want = ctx->knobs.compute_units ? 4ull * ctx->knobs.compute_units : 512, quads = g->n / 4;
+    uint32_t cq = 8;
+    while (cq > 1 && wgnn__ceil_div(quads, cq) * g->batch < want) cq /= 2;
+    if (ctx->knobs.gemvn_quads) cq = ctx->knobs.gemvn_quads;
+    return cq < *wg ? cq : *wg;
 }
 
 /* gemm.wgsl's BIAS_INIT: a bias of one row (bias_rs = 0) starts the
@@ -121,15 +136,20 @@ static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias
 
 wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
+    if (wgnn__gemm_gemvn_ok(g)) {
+        uint32_t wg;
+        uint32_t cq = gemvn_quads(ctx, g, &wg);
+        return (wgnn__gemm_tile){wg, cq, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u, true};
+    }
     if (g->trans_b && !g->trans_a && g->m <= WGNN__GEMV_MAX_ROWS) {
         /* gemv.wgsl: each lane walks its row in about two steps of four
          * k's (gemv4 sets its own lanes below) */
         uint32_t wg, lanes = wgnn__gemv_lanes(ctx, g->k, 8, &wg);
-        return (wgnn__gemm_tile){wg, lanes, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u};
+        return (wgnn__gemm_tile){wg, lanes, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u, false};
     }
     if (ctx->knobs.gemm_tile[0]) {
         const uint32_t *t = ctx->knobs.gemm_tile;
-        return (wgnn__gemm_tile){t[0], t[1], t[2], t[3], t[4], 0};
+        return (wgnn__gemm_tile){t[0], t[1], t[2], t[3], t[4], 0, false};
     }
     if (g->sk_ts || g->big_tile) return k_tiles[0]; /* a wave plan is made for the 128 x 128 tile alone */
     if (one_wave(ctx, g, has_bias)) return k_tiles[0];
@@ -326,7 +346,8 @@ static wgnn_status record(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pi
         gy = y;
     } else if (t->gemv_mr) {
         uint32_t x, y;
-        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, wgnn__ceil_div(g->n, t->wx / t->wy), maxd, "gemm", &x, &y);
+        uint64_t cols = t->gemv_n ? 4ull * t->wy : t->wx / t->wy; /* output columns a workgroup */
+        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, wgnn__ceil_div(g->n, cols), maxd, "gemm", &x, &y);
         if (s != WGNN_OK) return s;
         gx = x;
         gy = y;
@@ -394,7 +415,7 @@ static wgnn_status plan_batches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pi
 /* 16-byte loads when every row and offset of A and W is a multiple of 4
  * elements (shaders/gemv4.wgsl) */
 static bool gemv4_ok(const wgnn__gemm *g, const wgnn__gemm_tile *t) {
-    return t->gemv_mr && g->k % 4 == 0 && g->lda % 4 == 0 && g->ldb % 4 == 0 && g->a.off % 4 == 0 &&
+    return t->gemv_mr && !t->gemv_n && g->k % 4 == 0 && g->lda % 4 == 0 && g->ldb % 4 == 0 && g->a.off % 4 == 0 &&
            g->b.off % 4 == 0 && g->a.bs % 4 == 0 && g->b.bs % 4 == 0;
 }
 
@@ -520,6 +541,15 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                  g->pre == WGNN__PRE_RMS_W ? "@group(0) @binding(6) var<storage, read> NW: array<vec4<f32>>;\n"
                                              "fn norm_w(i: u32) -> vec4<f32> { return NW[i]; }\n"
                                            : "fn norm_w(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }\n");
+    } else if (t.gemv_n) {
+        snprintf(pre, sizeof pre,
+                 "%sconst WG: u32 = %uu;\nconst CQ: u32 = %uu;\nconst MR: u32 = %uu;\n%s"
+                 "const HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
+                 WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr,
+                 g->b_f16 ? "alias BT4 = vec2<u32>;\n"
+                            "fn ldw(x: BT4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n"
+                          : "alias BT4 = vec4<f32>;\nfn ldw(x: BT4) -> vec4<f32> { return x; }\n",
+                 has_bias ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
     } else if (t.gemv_mr)
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst B_F16: bool = %s;\n"
@@ -567,7 +597,7 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                              t.tm, t.tn);
     }
     const wgnn__pipe *pipe;
-    wgnn_status s = wgnn__pipeline(ctx, v4 ? "gemv4" : t.gemv_mr ? "gemv" : "gemm", pre, NULL, 0, &pipe);
+    wgnn_status s = wgnn__pipeline(ctx, v4 ? "gemv4" : t.gemv_n ? "gemvn" : t.gemv_mr ? "gemv" : "gemm", pre, NULL, 0, &pipe);
     if (s != WGNN_OK) return s;
 
     /* does one batch entry fit a binding (with room to start it at an

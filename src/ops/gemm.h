@@ -127,6 +127,7 @@ static inline uint64_t wgnn__ceil_div(uint64_t a, uint64_t b) { return (a + b - 
 typedef struct wgnn__gemm_tile {
     uint32_t wx, wy, tm, tn, bk;
     uint32_t gemv_mr;
+    bool gemv_n; /* with gemv_mr: shaders/gemvn.wgsl (B untransposed; wx = threads, wy = column quads) */
 } wgnn__gemm_tile;
 
 /* The elements of each operand from its first: the extents a binding must
@@ -153,7 +154,14 @@ static inline uint32_t wgnn__gemm_tail_m0(const wgnn__gemm *g, const wgnn__gemm_
 }
 
 #define WGNN__GEMM_SMALL_M 256u /* products of at most this many rows take the small-M tile (gemm.c) */
-#define WGNN__GEMV_MAX_ROWS 4u  /* a few rows against a transposed B (linear at decode): the GEMV kernel */
+#define WGNN__GEMV_MAX_ROWS 4u  /* a few rows against B (linear at decode): the GEMV kernels */
+/* Whether g runs on gemvn.wgsl: at most WGNN__GEMV_MAX_ROWS rows against
+ * an untransposed B whose rows are whole 16-byte quads (n, ldb, B's offset
+ * and batch stride multiples of 4), no prologue */
+static inline bool wgnn__gemm_gemvn_ok(const wgnn__gemm *g) {
+    return !g->trans_a && !g->trans_b && g->m <= WGNN__GEMV_MAX_ROWS && g->pre == WGNN__PRE_NONE && !g->sk_ts &&
+           g->n % 4 == 0 && g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0);
+}
 
 /* the 128 x 128 tile, which the wave plans are made for */
 extern const wgnn__gemm_tile wgnn__gemm_big_tile;
