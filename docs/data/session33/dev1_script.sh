@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
-# Session 33 call 1 (device tool: carry [".gl", "deps/dawn/lib", "build"]).
-# On any card: the depthwise conv2d cases of bench/ops_cases.txt on
-# conv2d_dw.wgsl (auto) and on the direct kernel conv2d.wgsl
-# (WGNN_CONV_ROUTE=direct), interleaved, two rounds, and PyTorch's
-# (bench/torch_ops.py) in the same call. On an H200 it then runs session
-# 32's call 6 (issue 9's encoders and issue 11's SDPA shapes).
+# Session 33 call 1 (device tool: carry [".gl", "deps/dawn/lib", "build"];
+# build/old/wgnn is the build of 1c9489c, before this session's kernels).
+# On any card, interleaved, two rounds, PyTorch (bench/torch_ops.py) in the
+# same call:
+# - the depthwise conv2d cases of bench/ops_cases.txt on conv2d_dw.wgsl
+#   (auto) and on the direct kernel conv2d.wgsl (WGNN_CONV_ROUTE=direct);
+# - the GEMV cases with an untransposed B on gemvn.wgsl (auto, and
+#   WGNN_GEMVN_QUADS=1,2,4,8,16) and on the old build (small-M tile, K slices).
+# On an H200 it then runs session 32's call 6 (issue 9's encoders and
+# issue 11's SDPA shapes).
 cd "$(dirname "$0")/../../.."
 log=$OUT/dev1_log.txt
+med() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["median_ms"])'; }
+cmd_of() { grep "^$1 " bench/ops_cases.txt | cut -d'|' -f2; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   . bench/h200_env.sh
-  L="conv2d_dw7x7_96_56_b8 conv2d_dw7x7_96_56_b1 conv2d_dw7x7_768_7_b8 conv2d_dw3x3_s2_144_112_b8"
+  CL="conv2d_dw7x7_96_56_b8 conv2d_dw7x7_96_56_b1 conv2d_dw7x7_768_7_b8 conv2d_dw3x3_s2_144_112_b8"
+  GL="gemv_1x4096x4096 gemv_4x4096x4096 gemv_1x3072x768"
   for r in 1 2; do
-    for c in $L; do
-      cmd=$(grep "^$c " bench/ops_cases.txt | cut -d'|' -f2)
+    for c in $CL; do
       for route in auto direct; do
-        # shellcheck disable=SC2086
-        ms=$(WGNN_CONV_ROUTE=$route timeout 60 ./build/wgnn bench op $cmd --iters 50 --warmup 5 --json |
-             python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["median_ms"])')
-        echo "r$r $c $route $ms"
+        # shellcheck disable=SC2046
+        echo "r$r $c $route $(WGNN_CONV_ROUTE=$route timeout 60 ./build/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
+      done
+    done
+    for c in $GL; do
+      # shellcheck disable=SC2046
+      echo "r$r $c old $(timeout 60 ./build/old/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
+      for q in 0 1 2 4 8 16; do
+        # shellcheck disable=SC2046
+        echo "r$r $c q$q $(WGNN_GEMVN_QUADS=$q timeout 60 ./build/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
       done
     done
   done
-  timeout 120 python3 bench/torch_ops.py --iters=50 $L
+  timeout 120 python3 bench/torch_ops.py --iters=50 $CL $GL
 } > $log 2>&1
 case $(head -1 $log) in *H200*) bash docs/data/session32/dev6_script.sh; cat $OUT/dev6_log.txt >> $log ;; esac
