@@ -473,6 +473,11 @@ static void read_knobs(wgnn__knobs *k) {
     k->sdpa_decode = env && strcmp(env, "0") == 0 ? 0 : 1;
     env = getenv("WGNN_CONV_ROUTE");
     if (env) k->conv_route = strcmp(env, "direct") == 0 ? 1 : strcmp(env, "gemm") == 0 ? 2 : 0;
+    env = getenv("WGNN_CONV_DW");
+    uint32_t dw[3];
+    if (env && sscanf(env, "%u,%u,%u", &dw[0], &dw[1], &dw[2]) == 3 && dw[0] >= 1 && dw[0] <= 1024 && dw[1] >= 1 &&
+        dw[1] <= 1024 && dw[2] >= 1 && dw[2] <= 8)
+        memcpy(k->conv_dw, dw, sizeof dw);
 }
 
 wgnn_status wgnn_context_create(const wgnn_context_options *opts, wgnn_context **out) {

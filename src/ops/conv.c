@@ -383,7 +383,8 @@ typedef struct dw_cfg {
  * RY outputs a thread down (up to 4 where Ho is tall); the tile shrinks
  * until its input region and the weights fit workgroup memory. false where
  * even one output does not (a kernel too large or too dilated):
- * conv2d_direct runs it. */
+ * conv2d_direct runs it. WGNN_CONV_DW=TW,TYT,RY sets the tile before it
+ * shrinks (measurements). */
 static bool dw_config(const wgnn_context *ctx, const wgnn__conv2d_geom *g, dw_cfg *c) {
     uint32_t wg = wgnn__clamp_workgroup_size(ctx, 128);
     while (wg & (wg - 1)) wg &= wg - 1; /* a power of two */
@@ -397,6 +398,11 @@ static bool dw_config(const wgnn_context *ctx, const wgnn__conv2d_geom *g, dw_cf
     while (c->tyt > 1 && c->tyt / 2 >= ho) c->tyt /= 2;
     c->ry = 1;
     while (c->ry < 4 && (uint64_t)c->tyt * c->ry < ho) c->ry *= 2;
+    if (ctx->knobs.conv_dw[0]) { /* WGNN_CONV_DW (measurements), within the device's workgroup size */
+        c->tw = ctx->knobs.conv_dw[0], c->tyt = ctx->knobs.conv_dw[1], c->ry = ctx->knobs.conv_dw[2];
+        uint32_t lim = wgnn__clamp_workgroup_size(ctx, c->tw * c->tyt);
+        while (c->tw * c->tyt > lim) c->tyt > 1 ? (c->tyt /= 2) : (c->tw /= 2);
+    }
     for (;;) {
         /* each term < 2^32 * 2^31 (the node's checks): no overflow */
         c->rr = (uint64_t)(c->tyt * c->ry - 1) * (uint64_t)g->sh + (uint64_t)(g->kh - 1) * (uint64_t)g->dh + 1;

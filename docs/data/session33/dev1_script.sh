@@ -4,7 +4,8 @@
 # On any card, interleaved, two rounds, PyTorch (bench/torch_ops.py) in the
 # same call:
 # - the depthwise conv2d cases of bench/ops_cases.txt on conv2d_dw.wgsl
-#   (auto) and on the direct kernel conv2d.wgsl (WGNN_CONV_ROUTE=direct);
+#   (auto) and on the direct kernel conv2d.wgsl (WGNN_CONV_ROUTE=direct),
+#   and conv2d_dw.wgsl's tile swept (WGNN_CONV_DW=TW,TYT,RY);
 # - the GEMV cases with an untransposed B on gemvn.wgsl (auto, and
 #   WGNN_GEMVN_QUADS=1,2,4,8,16) and on the old build (small-M tile, K slices).
 # On an H200 it then runs session 32's call 6 (issue 9's encoders and
@@ -22,6 +23,12 @@ cmd_of() { grep "^$1 " bench/ops_cases.txt | cut -d'|' -f2; }
       for route in auto direct; do
         # shellcheck disable=SC2046
         echo "r$r $c $route $(WGNN_CONV_ROUTE=$route timeout 60 ./build/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
+      done
+    done
+    for c in conv2d_dw7x7_96_56_b8 conv2d_dw7x7_768_7_b8 conv2d_dw3x3_s2_144_112_b8; do
+      for t in 32,8,2 32,8,4 16,8,4 32,2,4 64,2,4 64,4,2 8,8,4 8,16,1 8,4,2 4,8,2; do
+        # shellcheck disable=SC2046
+        echo "r$r $c dw$t $(WGNN_CONV_DW=$t timeout 60 ./build/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
       done
     done
     for c in $GL; do
