@@ -214,6 +214,10 @@ static void test_ops(wgnn_context *ctx, const char *tag) {
     in_spec c2[2] = {f32(4, x2), f32(4, w2)};
     snprintf(what, sizeof what, "%s: conv2d depthwise [7,8,9,9]", tag);
     run(ctx, what, "conv2d", c2, 2, (const char *[]){"groups=8", "stride=2", "padding=1"}, 3, NULL, NULL, 0);
+    static const int64_t x6[4] = {5, 3, 12, 12}, w6[4] = {6, 1, 7, 7}, b6[1] = {6};
+    in_spec c6[3] = {f32(4, x6), f32(4, w6), f32(1, b6)};
+    snprintf(what, sizeof what, "%s: conv2d depthwise 7x7, multiplier 2 [5,3,12,12]", tag);
+    run(ctx, what, "conv2d", c6, 3, (const char *[]){"groups=3", "padding=3"}, 2, NULL, NULL, 0);
     static const int64_t x3[4] = {3, 2, 5, 5}, w3[4] = {32, 2, 3, 3};
     in_spec c3[2] = {f32(4, x3), f32(4, w3)};
     snprintf(what, sizeof what, "%s: conv2d wide [3,2,5,5] -> 32", tag);

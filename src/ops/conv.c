@@ -17,6 +17,7 @@
 
 #include "ref/spatial_ref.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -315,6 +316,49 @@ static void geom_params(const wgnn__conv2d_geom *g, int32_t win[4], uint32_t win
     win2[0] = (uint32_t)g->dh, win2[1] = (uint32_t)g->dw, win2[2] = (uint32_t)g->kh, win2[3] = (uint32_t)g->kw;
 }
 
+/* The direct kernels' dispatches (conv2d.wgsl, conv2d_dw.wgsl): as many
+ * samples a dispatch as one binding window of the input and one of the
+ * output hold, per_sample workgroups each (folded into x*y). q is the
+ * kernel's params (qsize bytes) with everything but n_wg, x_off and y_off
+ * (u32s at those byte offsets), which are set here a dispatch. Bindings:
+ * the X window, the weight (whole), the bias or a dummy, the Y window. */
+static wgnn_status conv_dispatches(wgnn_context *ctx, wgnn__plan *p, const wgnn__pipe *pipe,
+                                   const wgnn__conv2d_geom *g, const wgnn_tensor *x, const wgnn_tensor *w,
+                                   const wgnn_tensor *bias, wgnn_tensor *y, uint64_t per_sample, void *q, size_t qsize,
+                                   size_t n_wg_at, size_t x_off_at, size_t y_off_at) {
+    uint64_t in_unit = (uint64_t)(g->c * g->h * g->w), out_unit = (uint64_t)g->o * (uint64_t)(g->ho * g->wo);
+    if (w->buf_size > binding_cap(ctx))
+        return wgnn__err(ctx, WGNN_ERR_LIMIT,
+                         "conv2d: the weight (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu bytes)",
+                         (unsigned long long)w->buf_size, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
+    uint64_t units[2] = {in_unit, out_unit};
+    uint64_t per = wgnn__units_per_window(ctx, units, 2, (uint64_t)g->n);
+    if (per == 0)
+        return window_err(ctx, "conv2d", in_unit > out_unit ? "input sample" : "output sample",
+                          in_unit > out_unit ? in_unit : out_unit);
+    wgnn__binding xb = {x->buf, 0, 0, 0}, yb = {y->buf, 0, 0, 0};
+    for (uint64_t n0 = 0; n0 < (uint64_t)g->n; n0 += per) {
+        uint64_t cnt = (uint64_t)g->n - n0 < per ? (uint64_t)g->n - n0 : per;
+        uint64_t groups = per_sample * cnt;
+        uint32_t gx, gy;
+        wgnn_status s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension,
+                                                         "conv2d", &gx, &gy);
+        if (s != WGNN_OK) return s;
+        uint32_t n_wg = (uint32_t)groups;
+        memcpy((char *)q + n_wg_at, &n_wg, sizeof n_wg);
+        wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, q, qsize, gx, gy, 1);
+        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
+        /* the window offsets are known once bound */
+        uint32_t x_off = wgnn__bind_window(ctx, d, &xb, n0 * in_unit, cnt * in_unit);
+        wgnn__plan_bind(d, w->buf, 0, 0);
+        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, bias ? bias->buf : NULL, false), 0, 0);
+        uint32_t y_off = wgnn__bind_window(ctx, d, &yb, n0 * out_unit, cnt * out_unit);
+        memcpy((char *)d->params + x_off_at, &x_off, sizeof x_off);
+        memcpy((char *)d->params + y_off_at, &y_off, sizeof y_off);
+    }
+    return WGNN_OK;
+}
+
 static wgnn_status conv2d_direct(wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn_tensor *x,
                                  const wgnn_tensor *w, const wgnn_tensor *bias, wgnn_tensor *y, wgnn__plan *p) {
     conv_cfg c;
@@ -329,47 +373,21 @@ static wgnn_status conv2d_direct(wgnn_context *ctx, const wgnn__conv2d_geom *g, 
     if (s != WGNN_OK) return s;
     uint64_t cg = (uint64_t)(g->c / g->groups), og = (uint64_t)(g->o / g->groups);
     uint64_t npix = (uint64_t)(g->ho * g->wo), k = cg * (uint64_t)(g->kh * g->kw);
-    uint64_t in_unit = (uint64_t)(g->c * g->h * g->w), out_unit = (uint64_t)g->o * npix;
-    if (w->buf_size > binding_cap(ctx))
-        return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "conv2d: the weight (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu bytes)",
-                         (unsigned long long)w->buf_size, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
-    uint64_t units[2] = {in_unit, out_unit};
-    uint64_t per = wgnn__units_per_window(ctx, units, 2, (uint64_t)g->n);
-    if (per == 0)
-        return window_err(ctx, "conv2d", in_unit > out_unit ? "input sample" : "output sample",
-                          in_unit > out_unit ? in_unit : out_unit);
     uint64_t to = (uint64_t)c.ty * c.ro, tp = (uint64_t)c.tx * c.rp;
     uint64_t ptiles = (npix + tp - 1) / tp, ctiles = (og + to - 1) / to;
-    wgnn__binding xb = {x->buf, 0, 0, 0}, yb = {y->buf, 0, 0, 0};
-    for (uint64_t n0 = 0; n0 < (uint64_t)g->n; n0 += per) {
-        uint64_t cnt = (uint64_t)g->n - n0 < per ? (uint64_t)g->n - n0 : per;
-        uint64_t groups = ptiles * ctiles * (uint64_t)g->groups * cnt;
-        uint32_t gx, gy;
-        s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, "conv2d", &gx,
-                                             &gy);
-        if (s != WGNN_OK) return s;
-        conv_params q;
-        memset(&q, 0, sizeof q);
-        q.in_dims[0] = (uint32_t)g->c, q.in_dims[1] = (uint32_t)g->h, q.in_dims[2] = (uint32_t)g->w;
-        q.in_dims[3] = (uint32_t)cg;
-        q.out_dims[0] = (uint32_t)g->o, q.out_dims[1] = (uint32_t)g->ho, q.out_dims[2] = (uint32_t)g->wo;
-        q.out_dims[3] = (uint32_t)og;
-        geom_params(g, q.win, q.win2);
-        q.n_wg = (uint32_t)groups;
-        q.ptiles = (uint32_t)ptiles;
-        q.ctiles = (uint32_t)ctiles;
-        q.k = (uint32_t)k;
-        q.groups = (uint32_t)g->groups;
-        wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
-        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        conv_params *qd = (conv_params *)d->params; /* the window offsets are known once bound */
-        qd->x_off = wgnn__bind_window(ctx, d, &xb, n0 * in_unit, cnt * in_unit);
-        wgnn__plan_bind(d, w->buf, 0, 0);
-        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, bias ? bias->buf : NULL, false), 0, 0);
-        qd->y_off = wgnn__bind_window(ctx, d, &yb, n0 * out_unit, cnt * out_unit);
-    }
-    return WGNN_OK;
+    conv_params q;
+    memset(&q, 0, sizeof q);
+    q.in_dims[0] = (uint32_t)g->c, q.in_dims[1] = (uint32_t)g->h, q.in_dims[2] = (uint32_t)g->w;
+    q.in_dims[3] = (uint32_t)cg;
+    q.out_dims[0] = (uint32_t)g->o, q.out_dims[1] = (uint32_t)g->ho, q.out_dims[2] = (uint32_t)g->wo;
+    q.out_dims[3] = (uint32_t)og;
+    geom_params(g, q.win, q.win2);
+    q.ptiles = (uint32_t)ptiles;
+    q.ctiles = (uint32_t)ctiles;
+    q.k = (uint32_t)k;
+    q.groups = (uint32_t)g->groups;
+    return conv_dispatches(ctx, p, pipe, g, x, w, bias, y, ptiles * ctiles * (uint64_t)g->groups, &q, sizeof q,
+                           offsetof(conv_params, n_wg), offsetof(conv_params, x_off), offsetof(conv_params, y_off));
 }
 
 /* ---- conv2d plan: one input channel a group (depthwise) ------------------------ */
@@ -429,43 +447,16 @@ static wgnn_status conv2d_dw(wgnn_context *ctx, const wgnn__conv2d_geom *g, cons
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, "conv2d_dw", pre, NULL, 0, &pipe);
     if (s != WGNN_OK) return s;
-    uint64_t npix = (uint64_t)(g->ho * g->wo);
-    uint64_t in_unit = (uint64_t)(g->c * g->h * g->w), out_unit = (uint64_t)g->o * npix;
-    if (w->buf_size > binding_cap(ctx))
-        return wgnn__err(ctx, WGNN_ERR_LIMIT,
-                         "conv2d: the weight (%llu bytes) passes the device's maxStorageBufferBindingSize (%llu bytes)",
-                         (unsigned long long)w->buf_size, (unsigned long long)ctx->limits.maxStorageBufferBindingSize);
-    uint64_t units[2] = {in_unit, out_unit};
-    uint64_t per = wgnn__units_per_window(ctx, units, 2, (uint64_t)g->n);
-    if (per == 0)
-        return window_err(ctx, "conv2d", in_unit > out_unit ? "input sample" : "output sample",
-                          in_unit > out_unit ? in_unit : out_unit);
     uint64_t tx = ((uint64_t)g->wo + c->tw - 1) / c->tw, ty = ((uint64_t)g->ho + c->tyt * c->ry - 1) / (c->tyt * c->ry);
-    wgnn__binding xb = {x->buf, 0, 0, 0}, yb = {y->buf, 0, 0, 0};
-    for (uint64_t n0 = 0; n0 < (uint64_t)g->n; n0 += per) {
-        uint64_t cnt = (uint64_t)g->n - n0 < per ? (uint64_t)g->n - n0 : per;
-        uint64_t groups = tx * ty * (uint64_t)g->o * cnt;
-        uint32_t gx, gy;
-        s = wgnn__compute_2d_workgroup_count(ctx, groups, ctx->limits.maxComputeWorkgroupsPerDimension, "conv2d", &gx,
-                                             &gy);
-        if (s != WGNN_OK) return s;
-        dw_params q;
-        memset(&q, 0, sizeof q);
-        q.in_dims[0] = (uint32_t)g->c, q.in_dims[1] = (uint32_t)g->h, q.in_dims[2] = (uint32_t)g->w;
-        q.in_dims[3] = (uint32_t)(g->o / g->c);
-        q.out_dims[0] = (uint32_t)g->o, q.out_dims[1] = (uint32_t)g->ho, q.out_dims[2] = (uint32_t)g->wo;
-        q.pad[0] = (int32_t)g->ph, q.pad[1] = (int32_t)g->pw;
-        q.tiles[0] = (uint32_t)tx, q.tiles[1] = (uint32_t)ty;
-        q.n_wg = (uint32_t)groups;
-        wgnn__dispatch *d = wgnn__plan_add(ctx, p, pipe, &q, sizeof q, gx, gy, 1);
-        if (!d) return WGNN_ERR_OUT_OF_MEMORY;
-        dw_params *qd = (dw_params *)d->params; /* the window offsets are known once bound */
-        qd->x_off = wgnn__bind_window(ctx, d, &xb, n0 * in_unit, cnt * in_unit);
-        wgnn__plan_bind(d, w->buf, 0, 0);
-        wgnn__plan_bind(d, wgnn__make_optional_binding(ctx, bias ? bias->buf : NULL, false), 0, 0);
-        qd->y_off = wgnn__bind_window(ctx, d, &yb, n0 * out_unit, cnt * out_unit);
-    }
-    return WGNN_OK;
+    dw_params q;
+    memset(&q, 0, sizeof q);
+    q.in_dims[0] = (uint32_t)g->c, q.in_dims[1] = (uint32_t)g->h, q.in_dims[2] = (uint32_t)g->w;
+    q.in_dims[3] = (uint32_t)(g->o / g->c);
+    q.out_dims[0] = (uint32_t)g->o, q.out_dims[1] = (uint32_t)g->ho, q.out_dims[2] = (uint32_t)g->wo;
+    q.pad[0] = (int32_t)g->ph, q.pad[1] = (int32_t)g->pw;
+    q.tiles[0] = (uint32_t)tx, q.tiles[1] = (uint32_t)ty;
+    return conv_dispatches(ctx, p, pipe, g, x, w, bias, y, tx * ty * (uint64_t)g->o, &q, sizeof q,
+                           offsetof(dw_params, n_wg), offsetof(dw_params, x_off), offsetof(dw_params, y_off));
 }
 
 /* groups == 1 through im2col + the shared GEMM (see the route below). */
