@@ -8,10 +8,12 @@
 #   and conv2d_dw.wgsl's tile swept (WGNN_CONV_DW=TW,TYT,RY);
 # - the GEMV cases with an untransposed B on gemvn.wgsl (auto, and
 #   WGNN_GEMVN_QUADS=1,2,4,8,16) and on the old build (small-M tile, K slices).
-# On an H200 it then runs session 32's call 6 (issue 9's encoders and
-# issue 11's SDPA shapes).
+# On an H200 it first runs session 32's call 6 (issue 9's encoders and
+# issue 11's SDPA shapes), its log appended after this part's. The tile
+# sweeps run in round 1 only.
 cd "$(dirname "$0")/../../.."
 log=$OUT/dev1_log.txt
+case $(nvidia-smi --query-gpu=name --format=csv,noheader) in *H200*) bash docs/data/session32/dev6_script.sh ;; esac
 med() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["median_ms"])'; }
 cmd_of() { grep "^$1 " bench/ops_cases.txt | cut -d'|' -f2; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -25,7 +27,7 @@ cmd_of() { grep "^$1 " bench/ops_cases.txt | cut -d'|' -f2; }
         echo "r$r $c $route $(WGNN_CONV_ROUTE=$route timeout 60 ./build/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
       done
     done
-    for c in conv2d_dw7x7_96_56_b8 conv2d_dw7x7_768_7_b8 conv2d_dw3x3_s2_144_112_b8; do
+    [ $r = 1 ] && for c in conv2d_dw7x7_96_56_b8 conv2d_dw7x7_768_7_b8 conv2d_dw3x3_s2_144_112_b8; do
       for t in 32,8,2 32,8,4 16,8,4 32,2,4 64,2,4 64,4,2 8,8,4 8,16,1 8,4,2 4,8,2; do
         # shellcheck disable=SC2046
         echo "r$r $c dw$t $(WGNN_CONV_DW=$t timeout 60 ./build/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
@@ -34,7 +36,8 @@ cmd_of() { grep "^$1 " bench/ops_cases.txt | cut -d'|' -f2; }
     for c in $GL; do
       # shellcheck disable=SC2046
       echo "r$r $c old $(timeout 60 ./build/old/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
-      for q in 0 1 2 4 8 16; do
+      qs="0 1 2 4 8 16"; [ $r = 2 ] && qs=0
+      for q in $qs; do
         # shellcheck disable=SC2046
         echo "r$r $c q$q $(WGNN_GEMVN_QUADS=$q timeout 60 ./build/wgnn bench op $(cmd_of $c) --iters 50 --warmup 5 --json | med)"
       done
@@ -42,4 +45,3 @@ cmd_of() { grep "^$1 " bench/ops_cases.txt | cut -d'|' -f2; }
   done
   timeout 120 python3 bench/torch_ops.py --iters=50 $CL $GL
 } > $log 2>&1
-case $(head -1 $log) in *H200*) bash docs/data/session32/dev6_script.sh; cat $OUT/dev6_log.txt >> $log ;; esac
