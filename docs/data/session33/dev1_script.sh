@@ -10,7 +10,8 @@
 #   WGNN_GEMVN_QUADS=1,2,4,8,16) and on the old build (small-M tile, K slices).
 # On an H200 it first runs session 32's call 6 (issue 9's encoders and
 # issue 11's SDPA shapes), its log appended after this part's. The tile
-# sweeps run in round 1 only.
+# sweeps run in round 1 only. Last, the new kernels' register counts
+# (bench/kernel_stats/kstat.sh).
 cd "$(dirname "$0")/../../.."
 log=$OUT/dev1_log.txt
 case $(nvidia-smi --query-gpu=name --format=csv,noheader) in *H200*) bash docs/data/session32/dev6_script.sh ;; esac
@@ -44,4 +45,9 @@ cmd_of() { grep "^$1 " bench/ops_cases.txt | cut -d'|' -f2; }
     done
   done
   timeout 120 python3 bench/torch_ops.py --iters=50 $CL $GL
+  for c in conv2d_dw7x7_96_56_b8 conv2d_dw3x3_s2_144_112_b8 gemv_1x4096x4096 gemv_4x4096x4096; do
+    echo "== kernel stats: $c"
+    # shellcheck disable=SC2046
+    timeout 60 bash bench/kernel_stats/kstat.sh -- bench op $(cmd_of $c) --iters 1 2>&1 | tail -4
+  done
 } > $log 2>&1
