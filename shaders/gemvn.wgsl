@@ -10,18 +10,20 @@
 // consecutive 16 bytes of a row of B. The KL = WG / CQ k-lanes split K,
 // four rows a step (four loads in flight), each keeping MR partial sums of
 // its quad; a tree through workgroup memory adds the k-lanes' sums.
-// B_F16 (through BT4 and ldw): B holds halves, a quad is a vec2<u32>.
+// A and B are read through the prelude's loaders, as in gemm.wgsl: B a
+// quad at a time (f32 or f16 halves), A four k's at a time (one 16-byte
+// load where its rows and offsets are multiples of 4).
 //
-// Prelude (src/ops/gemm.c): struct Params, consts WG, CQ, MR, alias BT4,
-// fn ldw(BT4) -> vec4<f32>, HAS_BIAS, HAS_RES, ACT.
+// Prelude (src/ops/gemm.c): struct Params, consts WG, CQ, MR, HAS_BIAS,
+// HAS_RES, ACT, bindings 1 (A) and 2 (B) with fn a_at(i) -> f32,
+// a4(i) -> vec4<f32> and b4(i) -> vec4<f32> (elements i .. i + 3).
 // Dispatch: (ceil(n / (4 CQ)) folded into x*y, 1, batches); see common/grid.
 
 #include "common/act"
 #include "common/grid"
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read> A: array<f32>;
-@group(0) @binding(2) var<storage, read> B: array<BT4>;
+// bindings 1 (A) and 2 (B): the prelude's
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 @group(0) @binding(4) var<storage, read> BIAS: array<f32>;
 @group(0) @binding(5) var<storage, read> RES: array<f32>; // HAS_RES: added after the activation
@@ -43,26 +45,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var acc: array<vec4<f32>, MR>;
     for (var r = 0u; r < MR; r++) { acc[r] = vec4<f32>(0.0); }
     if (j < P.n) {
-        let ldb = P.ldb / 4u;
-        let b_base = (P.b_off + wid.z * P.b_bs) / 4u + jq;
+        let ldb = P.ldb;
+        let b_base = P.b_off + wid.z * P.b_bs + j;
         let k4 = P.k & ~3u;
         for (var k = kl * 4u; k < k4; k += KL * 4u) {
             let b = b_base + k * ldb;
-            let w0 = ldw(B[b]);
-            let w1 = ldw(B[b + ldb]);
-            let w2 = ldw(B[b + 2u * ldb]);
-            let w3 = ldw(B[b + 3u * ldb]);
+            let w0 = b4(b);
+            let w1 = b4(b + ldb);
+            let w2 = b4(b + 2u * ldb);
+            let w3 = b4(b + 3u * ldb);
             for (var r = 0u; r < MR; r++) {
                 if (r < P.m) {
-                    let ai = a_base + r * P.lda + k;
-                    acc[r] += A[ai] * w0 + A[ai + 1u] * w1 + A[ai + 2u] * w2 + A[ai + 3u] * w3;
+                    let x = a4(a_base + r * P.lda + k);
+                    acc[r] += x.x * w0 + x.y * w1 + x.z * w2 + x.w * w3;
                 }
             }
         }
         for (var k = k4 + kl; k < P.k; k += KL) {
-            let w = ldw(B[b_base + k * ldb]);
+            let w = b4(b_base + k * ldb);
             for (var r = 0u; r < MR; r++) {
-                if (r < P.m) { acc[r] += A[a_base + r * P.lda + k] * w; }
+                if (r < P.m) { acc[r] += a_at(a_base + r * P.lda + k) * w; }
             }
         }
     }

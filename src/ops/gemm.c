@@ -542,14 +542,15 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                                              "fn norm_w(i: u32) -> vec4<f32> { return NW[i]; }\n"
                                            : "fn norm_w(i: u32) -> vec4<f32> { return vec4<f32>(1.0); }\n");
     } else if (t.gemv_n) {
-        snprintf(pre, sizeof pre,
-                 "%sconst WG: u32 = %uu;\nconst CQ: u32 = %uu;\nconst MR: u32 = %uu;\n%s"
-                 "const HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
-                 WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr,
-                 g->b_f16 ? "alias BT4 = vec2<u32>;\n"
-                            "fn ldw(x: BT4) -> vec4<f32> { return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y)); }\n"
-                          : "alias BT4 = vec4<f32>;\nfn ldw(x: BT4) -> vec4<f32> { return x; }\n",
-                 has_bias ? "true" : "false", g->res.buf ? "true" : "false", (unsigned)g->act);
+        /* B in quads (wgnn__gemm_gemvn_ok); A four k's a load where its rows and offsets allow */
+        bool va = g->lda % 4 == 0 && g->a.off % 4 == 0 && (g->batch == 1 || g->a.bs % 4 == 0);
+        int n = snprintf(pre, sizeof pre,
+                         "%sconst WG: u32 = %uu;\nconst CQ: u32 = %uu;\nconst MR: u32 = %uu;\n"
+                         "const HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
+                         WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr, has_bias ? "true" : "false",
+                         g->res.buf ? "true" : "false", (unsigned)g->act);
+        n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
+        operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2, g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4);
     } else if (t.gemv_mr)
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst B_F16: bool = %s;\n"
