@@ -284,6 +284,42 @@ int main(void) {
         ctx->knobs.compute_units = units;
     }
     {
+        /* gemvn.wgsl's route (wgnn__gemm_pick_tile): 1-4 rows against an
+         * untransposed B of whole quads, and not otherwise (N or B's row
+         * stride not a multiple of 4, five rows, a transposed B: gemv.wgsl);
+         * its column quads for mm 1 x 4096 x 4096 (1024 quads): 1 with the
+         * H200's 132 units (4 workgroups a unit), 2 with none known (512) */
+        uint32_t units = ctx->knobs.compute_units, forced = ctx->knobs.gemvn_quads;
+        ctx->knobs.gemvn_quads = 0;
+        wgnn__gemm g = {.m = 1, .n = 4096, .k = 4096, .batch = 1, .lda = 4096, .ldb = 4096, .ldc = 4096, .alpha = 1,
+                        .beta = 1};
+        g.bias.scratch = g.res.scratch = -1;
+        ctx->knobs.compute_units = 132;
+        wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(t.gemv_n && t.gemv_mr == 1 && t.wy == 1, "gemvn 1x4096x4096, 132 units: gemv_n %d, rows %u, quads %u",
+              t.gemv_n, t.gemv_mr, t.wy);
+        ctx->knobs.compute_units = 0;
+        t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(t.gemv_n && t.wy == 2, "gemvn 1x4096x4096, units unknown: quads %u (want 2)", t.wy);
+        g.m = 4;
+        t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(t.gemv_n && t.gemv_mr == 4, "gemvn 4 rows: gemv_n %d, rows %u", t.gemv_n, t.gemv_mr);
+        g.m = 5;
+        CHECK(!wgnn__gemm_pick_tile(ctx, &g).gemv_n, "gemvn: not for 5 rows");
+        g.m = 1;
+        g.n = 4094;
+        CHECK(!wgnn__gemm_pick_tile(ctx, &g).gemv_n, "gemvn: not for N = 4094");
+        g.n = 4096;
+        g.ldb = 4098;
+        CHECK(!wgnn__gemm_pick_tile(ctx, &g).gemv_n, "gemvn: not for a row stride of 4098");
+        g.ldb = 4096;
+        g.trans_b = true;
+        t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(!t.gemv_n && t.gemv_mr == 1, "a transposed B: gemv.wgsl (gemv_n %d, rows %u)", t.gemv_n, t.gemv_mr);
+        ctx->knobs.compute_units = units;
+        ctx->knobs.gemvn_quads = forced;
+    }
+    {
         /* split-K (8 slices of 128) with the reduce in quads (n and the
          * offsets multiples of 4): a bias row with GELU, a bias column, and
          * linear's bias and residual */
