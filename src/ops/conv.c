@@ -1,17 +1,22 @@
 /* conv.c - the spatial family's conv2d row, its shared checks and binding
  * windows, and the im2col building block (src/ops/conv.h).
  *
- * conv2d runs shaders/conv2d.wgsl, a direct (implicit-GEMM) kernel for
- * every groups value: per sample and group the output [Og, Ho*Wo] is
- * weight [Og, K] x columns [K, Ho*Wo], K = (C/groups)*kh*kw, with the
- * columns gathered from the input as they are needed, never stored. A
- * workgroup computes a TO x TP tile (output channels x output pixels) of one
- * sample and group, staging KC-deep slices of the weight and of the columns
- * through workgroup memory; each thread keeps RO x RP outputs in registers.
- * The tile shape follows the channels per group: 32 x 64 for wide layers, a
- * single channel x 256 pixels for depthwise ones. Samples are split over
- * dispatches (offset bindings) where the input or output passes one
- * storage binding. float32 only. */
+ * conv2d has three routes (conv2d_plan picks one): groups == 1 through
+ * im2col and the shared GEMM (conv2d_gemm); one input channel a group
+ * (depthwise) on shaders/conv2d_dw.wgsl, which stages a 2-D output tile's
+ * input region and the plane's weights in workgroup memory (conv2d_dw,
+ * dw_config); the rest on shaders/conv2d.wgsl, a direct (implicit-GEMM)
+ * kernel for every groups value: per sample and group the output
+ * [Og, Ho*Wo] is weight [Og, K] x columns [K, Ho*Wo], K = (C/groups)*kh*kw,
+ * with the columns gathered from the input as they are needed, never
+ * stored. A workgroup computes a TO x TP tile (output channels x output
+ * pixels) of one sample and group, staging KC-deep slices of the weight and
+ * of the columns through workgroup memory; each thread keeps RO x RP
+ * outputs in registers. The tile shape follows the channels per group: 32 x
+ * 64 for wide layers, a single channel x 256 pixels for depthwise ones (where
+ * conv2d_dw.wgsl does not take them). The direct kernels split samples over
+ * dispatches (offset bindings) where the input or output passes one storage
+ * binding (conv_dispatches). float32 only. */
 #include "conv.h"
 #include "gemm.h"
 

@@ -1,5 +1,5 @@
 /* gemm.c - the shared GEMM planner (shaders/gemm.wgsl, gemm_reduce.wgsl,
- * gemv.wgsl, gemv4.wgsl): wgnn__gemm_plan. The rows that run on it (mm,
+ * gemv.wgsl, gemv4.wgsl, gemvn.wgsl): wgnn__gemm_plan. The rows that run on it (mm,
  * bmm, matmul, linear, addmm) are in gemm_rows.c; conv2d's im2col route
  * calls it too (src/ops/conv.c).
  *
@@ -16,6 +16,9 @@
  * few-tile products with a long K, run through gemm_reduce.wgsl (the bias
  * pass, split-K); where the GPU's compute units are known, those are planned
  * in whole waves of them (the wave plan): src/ops/gemm_split.c, docs/OPS.md.
+ * At most 4 rows run on a GEMV kernel instead: gemv.wgsl / gemv4.wgsl
+ * against a transposed B (linear at decode), gemvn.wgsl against an
+ * untransposed one whose rows are whole quads (wgnn__gemm_gemvn_ok).
  *
  * Operands larger than one storage binding are split: over the batch
  * (binding ranges start at aligned offsets, the remainder goes in the
