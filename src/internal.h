@@ -167,6 +167,19 @@ struct wgnn_context {
 /* A CPU adapter (lavapipe): routes, tiles and the default GPU wait differ there. */
 static inline bool wgnn__cpu_adapter(const wgnn_context *ctx) { return strcmp(ctx->info.type, "CPU") == 0; }
 
+/* Powers of two for tile and lane counts, capped at 2^30: the least >= x
+ * (1 for x <= 1) and the greatest <= x (1 for x <= 1). */
+static inline uint32_t wgnn__pow2_ceil(uint64_t x) {
+    uint32_t p = 1;
+    while (p < x && p < (1u << 30)) p <<= 1;
+    return p;
+}
+static inline uint32_t wgnn__pow2_floor(uint64_t x) {
+    uint32_t p = 1;
+    while ((uint64_t)p * 2 <= x && p < (1u << 30)) p <<= 1;
+    return p;
+}
+
 struct wgnn_tensor {
     wgnn_context *ctx;
     WGPUBuffer buf;

@@ -292,21 +292,14 @@ typedef struct conv_cfg {
     uint32_t ty, tx, ro, rp, kc;
 } conv_cfg;
 
-static uint32_t pow2_ceil(uint64_t x) {
-    uint32_t p = 1;
-    while (p < x && p < (1u << 30)) p <<= 1;
-    return p;
-}
-
 /* Threads TY (channels) x TX (pixels), each RO channels x RP pixels, KC
  * deep slices of K; the tile shrinks to narrow groups and small images. */
 static void conv_config(const wgnn_context *ctx, const wgnn__conv2d_geom *g, conv_cfg *c) {
     uint64_t og = (uint64_t)(g->o / g->groups), npix = (uint64_t)(g->ho * g->wo);
-    c->ro = og >= 4 ? 4 : pow2_ceil(og);
-    c->ty = pow2_ceil((og + c->ro - 1) / c->ro);
+    c->ro = og >= 4 ? 4 : wgnn__pow2_ceil(og);
+    c->ty = wgnn__pow2_ceil((og + c->ro - 1) / c->ro);
     if (c->ty > 8) c->ty = 8;
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, og >= 32 ? 128 : 64);
-    while (wg & (wg - 1)) wg &= wg - 1; /* a power of two */
+    uint32_t wg = wgnn__pow2_floor(wgnn__clamp_workgroup_size(ctx, og >= 32 ? 128 : 64));
     if (c->ty > wg) c->ty = wg;
     c->tx = wg / c->ty;
     c->rp = 4;
@@ -409,11 +402,10 @@ typedef struct dw_cfg {
  * conv2d_direct runs it. WGNN_CONV_DW=TW,TYT,RY sets the tile before it
  * shrinks (measurements). */
 static bool dw_config(const wgnn_context *ctx, const wgnn__conv2d_geom *g, dw_cfg *c) {
-    uint32_t wg = wgnn__clamp_workgroup_size(ctx, 128);
-    while (wg & (wg - 1)) wg &= wg - 1; /* a power of two */
+    uint32_t wg = wgnn__pow2_floor(wgnn__clamp_workgroup_size(ctx, 128));
     uint64_t room = ctx->limits.maxComputeWorkgroupStorageSize / 4u;
     uint64_t ho = (uint64_t)g->ho, kk = (uint64_t)(g->kh * g->kw);
-    c->tw = pow2_ceil((uint64_t)g->wo);
+    c->tw = wgnn__pow2_ceil((uint64_t)g->wo);
     if (c->tw < 4) c->tw = 4;
     if (c->tw > 32) c->tw = 32;
     if (c->tw > wg) c->tw = wg;

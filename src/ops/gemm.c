@@ -85,8 +85,8 @@ uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per
  * WGNN_GEMVN_QUADS forces it (within *wg). Fewer quads mean more k-lanes
  * a column, each walking fewer rows of B. */
 static uint32_t gemvn_quads(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t *wg) {
-    *wg = wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u);
-    while (*wg & (*wg - 1)) *wg &= *wg - 1; /* a power of two: the k-lanes' tree */
+    /* a power of two: the k-lanes' tree */
+    *wg = wgnn__pow2_floor(wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u));
     uint64_t want = ctx->knobs.compute_units ? 4ull * ctx->knobs.compute_units : 512, quads = g->n / 4;
     uint32_t cq = 8;
     while (cq > 1 && wgnn__ceil_div(quads, cq) * g->batch < want) cq /= 2;
@@ -139,16 +139,17 @@ static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias
 
 wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *g) {
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
+    uint32_t gemv_rows = g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u; /* the GEMV kernels' MR */
     if (wgnn__gemm_gemvn_ok(g)) {
         uint32_t wg;
         uint32_t cq = gemvn_quads(ctx, g, &wg);
-        return (wgnn__gemm_tile){wg, cq, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u, true};
+        return (wgnn__gemm_tile){wg, cq, 0, 0, 0, gemv_rows, true};
     }
-    if (g->trans_b && !g->trans_a && g->m <= WGNN__GEMV_MAX_ROWS) {
+    if (wgnn__gemm_gemv_ok(g)) {
         /* gemv.wgsl: each lane walks its row in about two steps of four
          * k's (gemv4 sets its own lanes below) */
         uint32_t wg, lanes = wgnn__gemv_lanes(ctx, g->k, 8, &wg);
-        return (wgnn__gemm_tile){wg, lanes, 0, 0, 0, g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u, false};
+        return (wgnn__gemm_tile){wg, lanes, 0, 0, 0, gemv_rows, false};
     }
     if (ctx->knobs.gemm_tile[0]) {
         const uint32_t *t = ctx->knobs.gemm_tile;

@@ -155,6 +155,11 @@ static inline uint32_t wgnn__gemm_tail_m0(const wgnn__gemm *g, const wgnn__gemm_
 
 #define WGNN__GEMM_SMALL_M 256u /* products of at most this many rows take the small-M tile (gemm.c) */
 #define WGNN__GEMV_MAX_ROWS 4u  /* a few rows against B (linear at decode): the GEMV kernels */
+/* Whether g runs on gemv.wgsl / gemv4.wgsl: at most WGNN__GEMV_MAX_ROWS
+ * rows of an untransposed A against a transposed B */
+static inline bool wgnn__gemm_gemv_ok(const wgnn__gemm *g) {
+    return g->trans_b && !g->trans_a && g->m <= WGNN__GEMV_MAX_ROWS;
+}
 /* Whether g runs on gemvn.wgsl: at most WGNN__GEMV_MAX_ROWS rows against
  * an untransposed B whose rows are whole 16-byte quads (n, ldb, B's offset
  * and batch stride multiples of 4), no prologue */

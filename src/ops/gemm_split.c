@@ -54,7 +54,7 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
 /* split_count for g's shape, its buffers taken to fit one binding each */
 static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
     if (g->batch != 1) return 1;
-    if ((g->trans_b && !g->trans_a && g->m <= WGNN__GEMV_MAX_ROWS) || wgnn__gemm_gemvn_ok(g)) return 1; /* a GEMV kernel */
+    if (wgnn__gemm_gemv_ok(g) || wgnn__gemm_gemvn_ok(g)) return 1; /* a GEMV kernel */
     if (ctx->knobs.gemm_split >= 1) {
         uint32_t s = (uint32_t)ctx->knobs.gemm_split;
         while (s > 1 && g->k % s) s--;

@@ -62,18 +62,6 @@ uint64_t wgnn__units_per_binding(const wgnn_context *ctx, const uint64_t *unit_b
     return most / step * step;
 }
 
-static uint32_t pow2_ceil(uint64_t x) {
-    uint32_t p = 1;
-    while (p < x && p < (1u << 30)) p <<= 1;
-    return p;
-}
-
-static uint32_t pow2_floor(uint64_t x) {
-    uint32_t p = 1;
-    while ((uint64_t)p * 2 <= x && p < (1u << 30)) p <<= 1;
-    return p;
-}
-
 wgnn_status wgnn__split_err(wgnn_context *ctx, const char *what, const char *unit_name, uint64_t unit_bytes) {
     return wgnn__err(ctx, WGNN_ERR_LIMIT,
                      "%s: the tensor passes the device's maxStorageBufferBindingSize (%llu bytes) and cannot be "
@@ -110,22 +98,22 @@ static void rows_config(const wgnn_context *ctx, uint64_t n, uint64_t inner, row
     const WGPULimits *lim = &ctx->limits;
     uint64_t most = lim->maxComputeInvocationsPerWorkgroup;
     if (lim->maxComputeWorkgroupSizeX < most) most = lim->maxComputeWorkgroupSizeX;
-    uint32_t lmax = pow2_floor(most < 1024 ? most : 1024);
+    uint32_t lmax = wgnn__pow2_floor(most < 1024 ? most : 1024);
     memset(c, 0, sizeof *c);
     c->strided = inner > 1;
     if (!c->strided) {
         c->vec = n % 4 == 0 ? 4 : 1;
         uint64_t nv = n / c->vec;
-        c->l = pow2_ceil((nv + 3) / 4);
+        c->l = wgnn__pow2_ceil((nv + 3) / 4);
         if (c->l > lmax) c->l = lmax;
         c->wg = c->l > 256 ? c->l : (lmax < 256 ? lmax : 256);
     } else {
         c->vec = 1;
-        c->l = pow2_ceil((n + 3) / 4);
+        c->l = wgnn__pow2_ceil((n + 3) / 4);
         if (c->l > 32) c->l = 32;
         if (c->l > lmax) c->l = lmax;
         uint32_t rmax = 256 / c->l > 8 ? 256 / c->l : 8;
-        uint32_t r = pow2_ceil(inner);
+        uint32_t r = wgnn__pow2_ceil(inner);
         if (r > rmax) r = rmax;
         while ((uint64_t)r * c->l > lmax && r > 1) r /= 2;
         c->wg = r * c->l;
@@ -133,7 +121,7 @@ static void rows_config(const wgnn_context *ctx, uint64_t n, uint64_t inner, row
     c->r = c->wg / c->l;
     uint64_t kk = (n / c->vec + c->l - 1) / c->l;
     c->cached = kk * c->vec <= ROW_CACHE;
-    c->k = c->cached ? pow2_ceil(kk) : 1;
+    c->k = c->cached ? wgnn__pow2_ceil(kk) : 1;
     if (!c->strided) c->sg = wgnn__row_lanes_subgroup(ctx, c->l, c->wg);
 }
 

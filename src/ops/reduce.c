@@ -41,12 +41,6 @@ WGNN__PARAMS_CHECK(sample_params, SAMPLE_PARAMS)
 /* Counts of kept tokens are f32 in the sample kernel: exact up to 2^24. */
 #define SAMPLE_MAX_V (1ll << 24)
 
-static uint32_t pow2_ceil(uint64_t x) {
-    uint32_t p = 1;
-    while (p < x && p < (1u << 30)) p <<= 1;
-    return p;
-}
-
 /* ---- argmax ------------------------------------------------------------------ */
 
 static wgnn_status argmax_check(wgnn__node *n) {
@@ -90,15 +84,15 @@ static void argmax_config(const wgnn_context *ctx, uint64_t n, uint64_t inner, a
     c->strided = inner > 1;
     if (!c->strided) {
         c->vec = n % 4 == 0 ? 4 : 1;
-        c->l = pow2_ceil((n / c->vec + 7) / 8);
+        c->l = wgnn__pow2_ceil((n / c->vec + 7) / 8);
         if (c->l > wg) c->l = wg;
         c->r = wg / c->l;
     } else {
         c->vec = 1;
-        c->l = pow2_ceil((n + 3) / 4);
+        c->l = wgnn__pow2_ceil((n + 3) / 4);
         if (c->l > 32) c->l = 32;
         if (c->l > wg) c->l = wg;
-        c->r = pow2_ceil(inner);
+        c->r = wgnn__pow2_ceil(inner);
         if (c->r > wg / c->l) c->r = wg / c->l;
     }
     c->wg = c->l * c->r;
