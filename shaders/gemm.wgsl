@@ -43,8 +43,11 @@
 // TRANS_A, TRANS_B, VA, VB, HAS_BIAS, BIAS_INIT, HAS_RES, SK, DB (two staging
 // buffers, one barrier a K tile), ACT (0 none, 1
 // relu, 2 gelu, 3 gelu tanh, 4 silu), bindings 1 (A) and 2 (B) with fn a_at(i) -> f32, a4(i) ->
-// vec4<f32> (elements i .. i + 3; VA only) and b_at, b4 likewise (f16 B:
-// halves, two a u32, four a load with VB), and fn store_all(acc, i0,
+// vec4<f32> (elements i .. i + 3; VA only), fn b_kj(b_base, k, j) -> B(k, j)
+// and b4_kj(b_base, k, j): B(k, j) and the next three along the loaded dim
+// (j's, or k's with TRANS_B; VB only) (f16 B: halves, two a u32, four a
+// load with VB; conv2d's implicit route: the im2col columns gathered from
+// its input, src/ops/gemm.c cols_wgsl), and fn store_all(acc, i0,
 // j0, c_base, bias_base): put() for each accumulator, unrolled (used with a
 // bias).
 // Bindings: 0 Params, 1 A (f32), 2 B (f32, or u32 pairs of f16), 3 C
@@ -56,7 +59,7 @@
 #include "common/act"
 
 @group(0) @binding(0) var<uniform> P: Params;
-// bindings 1 (A) and 2 (B): the prelude's, with a_at / a4 and b_at / b4
+// bindings 1 (A) and 2 (B): the prelude's, with a_at / a4 and b_kj / b4_kj
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 @group(0) @binding(4) var<storage, read> BIAS: array<f32>;
 @group(0) @binding(5) var<storage, read> RES: array<f32>;
@@ -242,7 +245,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     else { k = k0 + e / (BN / 4u); j = n0 + (e % (BN / 4u)) * 4u; }
                     var v = vec4<f32>(0.0);
                     if (j < P.n && k < P.k) {
-                        if (TRANS_B) { v = b4(b_base + j * P.ldb + k); } else { v = b4(b_base + k * P.ldb + j); }
+                        v = b4_kj(b_base, k, j);
                     }
                     rb4[l] = v;
                 }
@@ -256,7 +259,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     let k = k0 + kk;
                     var v = 0.0;
                     if (j < P.n && k < P.k) {
-                        if (TRANS_B) { v = b_at(b_base + j * P.ldb + k); } else { v = b_at(b_base + k * P.ldb + j); }
+                        v = b_kj(b_base, k, j);
                     }
                     rb[l] = v;
                 }

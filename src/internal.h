@@ -64,7 +64,7 @@ typedef struct wgnn__knobs {
     uint32_t fused_vh[4];     /* WGNN_FUSED_VH=TY,RG,JU,CU: sdpa_fused_vh wherever it applies; [0] == 0: unset */
     bool fused_vh_off;        /* WGNN_FUSED_VH=0: never */
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
-    int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm */
+    int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm, 3 im2col, 4 implicit (gemm: groups 1) */
     uint32_t conv_dw[3];      /* WGNN_CONV_DW=TW,TYT,RY: conv2d_dw.wgsl's tile before it shrinks to fit; 0 auto */
     int gemm_bias_init;       /* WGNN_GEMM_BIAS_INIT=0: no bias in the accumulators (ops/gemm.c); else -1, on */
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */

@@ -5,6 +5,8 @@
  *   - max_pool2d propagates NaN and skips -inf padding;
  *   - the im2col building block (src/ops/conv.h) against a CPU im2col,
  *     from an offset sample into an offset destination;
+ *   - conv2d's columns written by im2col and gathered by the GEMM, on
+ *     every GEMM tile;
  *   - splitting over offset bindings, folded grids, small workgroups and
  *     little workgroup memory, made to happen on small tensors by lowering
  *     the context's copy of the device limits; the limit errors. */
@@ -234,6 +236,46 @@ static void test_ops(wgnn_context *ctx, const char *tag) {
     run(ctx, what, "upsample_nearest2d", &u1, 1, (const char *[]){"output_size=3,11"}, 1, NULL, NULL, 0);
 }
 
+/* conv2d with groups = 1 on both ways of getting its columns
+ * (WGNN_CONV_ROUTE=im2col: written to scratch; =implicit: gathered by the
+ * GEMM's loads, gemm.h's cols) on every tile of gemm.wgsl (WGNN_GEMM_TILE's
+ * knob): output rows of whole quads (four-pixel gathers) and not, stride,
+ * dilation, uneven padding, a 1x1 kernel with stride 2, a bias and none. */
+static void test_conv_routes(wgnn_context *ctx) {
+    static const uint32_t tiles[6][5] = {
+        {0}, {16, 16, 8, 8, 8}, {16, 16, 8, 4, 16}, {16, 16, 4, 4, 16}, {8, 8, 4, 4, 8}, {16, 4, 8, 4, 16}};
+    static const int64_t xa[4] = {2, 5, 12, 16}, wa[4] = {40, 5, 3, 3}, ba[1] = {40};
+    static const int64_t xb[4] = {2, 3, 11, 13}, wb[4] = {70, 3, 3, 3};
+    static const int64_t xc[4] = {3, 4, 9, 10}, wc[4] = {9, 4, 3, 3}, bc[1] = {9};
+    static const int64_t xd[4] = {2, 8, 9, 9}, wd[4] = {16, 8, 1, 1};
+    in_spec ca[3] = {f32(4, xa), f32(4, wa), f32(1, ba)}, cb[2] = {f32(4, xb), f32(4, wb)};
+    in_spec cc[3] = {f32(4, xc), f32(4, wc), f32(1, bc)}, cd[2] = {f32(4, xd), f32(4, wd)};
+    int saved_route = ctx->knobs.conv_route;
+    uint32_t saved_tile[5];
+    memcpy(saved_tile, ctx->knobs.gemm_tile, sizeof saved_tile);
+    /* every shape on both routes at the picked tile; the other tiles
+     * gathered alone, at one shape of each load width (each pipeline costs
+     * lavapipe a compile) */
+    for (int route = 3; route <= 4; route++)
+        for (int t = 0; t < (route == 4 ? 6 : 1); t++) {
+            ctx->knobs.conv_route = route;
+            memcpy(ctx->knobs.gemm_tile, tiles[t], sizeof tiles[t]);
+            char what[160];
+            const char *rn = route == 3 ? "im2col" : "implicit";
+            snprintf(what, sizeof what, "%s, tile %u: conv2d [2,5,12,16] 3x3 p1 -> 40", rn, tiles[t][0]);
+            run(ctx, what, "conv2d", ca, 3, (const char *[]){"padding=1"}, 1, NULL, NULL, 0);
+            snprintf(what, sizeof what, "%s, tile %u: conv2d [3,4,9,10] d2 p1,3 -> 9", rn, tiles[t][0]);
+            run(ctx, what, "conv2d", cc, 3, (const char *[]){"dilation=2", "padding=1,3"}, 2, NULL, NULL, 0);
+            if (t > 0) continue;
+            snprintf(what, sizeof what, "%s: conv2d [2,3,11,13] s1,2 p1,2 -> 70", rn);
+            run(ctx, what, "conv2d", cb, 2, (const char *[]){"stride=1,2", "padding=1,2"}, 2, NULL, NULL, 0);
+            snprintf(what, sizeof what, "%s: conv2d [2,8,9,9] 1x1 s2 -> 16", rn);
+            run(ctx, what, "conv2d", cd, 2, (const char *[]){"stride=2"}, 1, NULL, NULL, 0);
+        }
+    ctx->knobs.conv_route = saved_route;
+    memcpy(ctx->knobs.gemm_tile, saved_tile, sizeof saved_tile);
+}
+
 static void test_limit_errors(wgnn_context *ctx) {
     static const struct {
         const char *op;
@@ -269,6 +311,7 @@ int main(void) {
     test_pool_specials(ctx);
     test_im2col(ctx);
     test_ops(ctx, "default");
+    test_conv_routes(ctx);
     /* Lower limits than the device's (Dawn checks the real ones, which these
      * stay within): grids folded past 16 workgroups a dimension, 32 threads
      * a workgroup and 2 KiB of workgroup memory (shallower K slices); then

@@ -2,7 +2,10 @@
  * windows, and the im2col building block (src/ops/conv.h).
  *
  * conv2d has three routes (conv2d_plan picks one): groups == 1 through
- * im2col and the shared GEMM (conv2d_gemm); one input channel a group
+ * the shared GEMM (conv2d_gemm), its B the im2col columns, gathered from
+ * the input by the GEMM's own loads (gather_cols; gemm.h's cols) or, for
+ * one sample whose product takes K slices, written by im2col into
+ * scratch first; one input channel a group
  * (depthwise) on shaders/conv2d_dw.wgsl, which stages a 2-D output tile's
  * input region and the plane's weights in workgroup memory (conv2d_dw,
  * dw_config); the rest on shaders/conv2d.wgsl, a direct (implicit-GEMM)
@@ -456,7 +459,21 @@ static wgnn_status conv2d_dw(wgnn_context *ctx, const wgnn__conv2d_geom *g, cons
                            offsetof(dw_params, n_wg), offsetof(dw_params, x_off), offsetof(dw_params, y_off));
 }
 
-/* groups == 1 through im2col + the shared GEMM (see the route below). */
+/* Whether conv2d_gemm's product gm (batch 1, columns in scratch) gathers
+ * its columns from the input instead (wgnn__gemm's cols: no im2col pass,
+ * no column buffer): where one input sample fits a binding, unless it is
+ * one sample whose product would take K slices or a bias pass, which
+ * gathered columns do not take (a few output tiles with a long K: ViT's
+ * patch embedding). WGNN_CONV_ROUTE=im2col|implicit forces one. */
+static bool gather_cols(const wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn__gemm *gm) {
+    if (ctx->knobs.conv_route == 3) return false;
+    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
+    if ((uint64_t)(g->c * g->h * g->w) * 4 + align > wgnn__gemm_binding_cap(ctx)) return false;
+    if (ctx->knobs.conv_route == 4) return true;
+    return g->n > 1 || !wgnn__gemm_splits(ctx, gm);
+}
+
+/* groups == 1 through the shared GEMM (see the route below). */
 static wgnn_status conv2d_gemm(wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn_tensor *x,
                                const wgnn_tensor *w, const wgnn_tensor *bias, wgnn_tensor *y, wgnn__plan *p) {
     uint64_t k = (uint64_t)(g->c * g->kh * g->kw), npix = (uint64_t)(g->ho * g->wo);
@@ -471,6 +488,12 @@ static wgnn_status conv2d_gemm(wgnn_context *ctx, const wgnn__conv2d_geom *g, co
     if (direct_cols) { /* the input's [C, H*W] planes are the columns */
         gm.batch = (uint32_t)g->n;
         gm.b = (wgnn__gemm_operand){x->buf, -1, 0, in_unit};
+        return wgnn__gemm_plan(ctx, p, &gm);
+    }
+    if (gather_cols(ctx, g, &gm)) { /* the GEMM gathers the columns from the input as it loads them */
+        gm.batch = (uint32_t)g->n;
+        gm.b = (wgnn__gemm_operand){x->buf, -1, 0, in_unit};
+        gm.cols = g;
         return wgnn__gemm_plan(ctx, p, &gm);
     }
     /* columns for as many samples as fit one binding and 256 MiB, one
@@ -508,12 +531,14 @@ static wgnn_status conv2d_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
     const wgnn_tensor *bias = n->n_in > 2 ? in[2] : NULL;
     /* ---- ROUTE: the one place conv2d picks its kernel. ----------------------
      * groups == 1: the shared GEMM, out[s] = weight [O, K] x cols[s] [K, Ho*Wo]
-     * (K = C*kh*kw) with the bias in its epilogue; cols from im2col into a
-     * plan scratch buffer, or the input itself for a 1x1 kernel with stride 1
-     * and no padding. One input channel a group (depthwise, C = groups > 1):
+     * (K = C*kh*kw) with the bias in its epilogue; cols: the input itself for
+     * a 1x1 kernel with stride 1 and no padding, else gathered from the
+     * input by the GEMM's loads (gather_cols), else from im2col into a
+     * plan scratch buffer. One input channel a group (depthwise, C = groups > 1):
      * conv2d_dw.wgsl where its tile's input region fits workgroup memory.
      * Other groups > 1: the direct kernel, conv2d.wgsl.
-     * WGNN_CONV_ROUTE=direct|gemm forces one (benchmarks). */
+     * WGNN_CONV_ROUTE=direct|gemm forces one (benchmarks); =im2col or
+     * =implicit also forces how groups == 1 gets its columns. */
     bool gemm = g.groups == 1;
     if (ctx->knobs.conv_route == 1) gemm = false;
     if (ctx->knobs.conv_route == 2 && g.groups == 1) gemm = true;

@@ -480,6 +480,43 @@ static int operand_wgsl(char *buf, size_t size, char name, int binding, int kind
                         name, name, name, name, name);
 }
 
+/* gemm.wgsl's B as conv2d's im2col columns of geometry c, gathered from
+ * the input sample at base (wgnn__gemm's cols): fn b_kj(base, k, j) ->
+ * B(k, j), and b4_kj for j .. j + 3 (one output row: wo a multiple of 4).
+ * The geometry is constant in the pipeline, so that the divisions by the
+ * kernel's and the output's widths are by constants. */
+static int cols_wgsl(char *buf, size_t size, const wgnn__conv2d_geom *c) {
+    return snprintf(
+        buf, size,
+        "@group(0) @binding(2) var<storage, read> B: array<f32>;\n"
+        "const CV_H: i32 = %lld;\nconst CV_W: i32 = %lld;\nconst CV_WO: u32 = %lldu;\nconst CV_KH: u32 = %lldu;\n"
+        "const CV_KW: u32 = %lldu;\nconst CV_SH: u32 = %lldu;\nconst CV_SW: u32 = %lldu;\nconst CV_PH: i32 = %lld;\n"
+        "const CV_PW: i32 = %lld;\nconst CV_DH: u32 = %lldu;\nconst CV_DW: u32 = %lldu;\n"
+        "fn cv_at(k: u32, j: u32) -> vec3<i32> { // (ci, iy, ix0) of B(k, j)\n"
+        "    let r = k %% (CV_KH * CV_KW);\n"
+        "    return vec3<i32>(i32(k / (CV_KH * CV_KW)), i32((j / CV_WO) * CV_SH + (r / CV_KW) * CV_DH) - CV_PH,\n"
+        "                     i32((j %% CV_WO) * CV_SW + (r %% CV_KW) * CV_DW) - CV_PW);\n"
+        "}\n"
+        "fn b_kj(base: u32, k: u32, j: u32) -> f32 {\n"
+        "    let c = cv_at(k, j);\n"
+        "    if (c.y < 0 || c.y >= CV_H || c.z < 0 || c.z >= CV_W) { return 0.0; }\n"
+        "    return B[base + (u32(c.x) * u32(CV_H) + u32(c.y)) * u32(CV_W) + u32(c.z)];\n"
+        "}\n"
+        "fn b4_kj(base: u32, k: u32, j: u32) -> vec4<f32> {\n"
+        "    let c = cv_at(k, j);\n"
+        "    var v = vec4<f32>(0.0);\n"
+        "    if (c.y < 0 || c.y >= CV_H) { return v; }\n"
+        "    let row = base + (u32(c.x) * u32(CV_H) + u32(c.y)) * u32(CV_W);\n"
+        "    for (var q = 0u; q < 4u; q++) {\n"
+        "        let x = c.z + i32(q * CV_SW);\n"
+        "        if (x >= 0 && x < CV_W) { v[q] = B[row + u32(x)]; }\n"
+        "    }\n"
+        "    return v;\n"
+        "}\n",
+        (long long)c->h, (long long)c->w, (long long)c->wo, (long long)c->kh, (long long)c->kw, (long long)c->sh,
+        (long long)c->sw, (long long)c->ph, (long long)c->pw, (long long)c->dh, (long long)c->dw);
+}
+
 static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *ln_done);
 
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
@@ -527,7 +564,7 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
     }
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
-    char pre[4096];
+    char pre[6144];
     /* gemv4: each lane walks its row of k / 4 pieces in at most two steps
      * of U pieces (U in flight a lane, WGNN_GEMV_UNROLL) */
     bool v4 = gemv4_ok(g, &t);
@@ -570,6 +607,7 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                   (g->trans_a ? g->m % 4 == 0 && bm % 4 == 0 : g->k % 4 == 0 && t.bk % 4 == 0);
         bool vb = g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0) &&
                   (g->trans_b ? g->k % 4 == 0 && t.bk % 4 == 0 : g->n % 4 == 0 && bn % 4 == 0);
+        if (g->cols) vb = g->cols->wo % 4 == 0 && bn % 4 == 0; /* four pixels of one output row a gather */
         bool binit = bias_init_on(ctx, g);
         int n = snprintf(pre, sizeof pre,
                          "%sconst WX: u32 = %uu;\nconst WY: u32 = %uu;\nconst TM: u32 = %uu;\nconst TN: u32 = %uu;\n"
@@ -583,8 +621,15 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                          g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false",
                          double_buffer(ctx, &t, g) ? "true" : "false", (unsigned)g->act);
         n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
-        n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
-                          vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
+        if (g->cols) n += cols_wgsl(pre + n, sizeof pre - (size_t)n, g->cols);
+        else {
+            n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
+                              vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
+            n += snprintf(pre + n, sizeof pre - (size_t)n,
+                          "fn b_kj(base: u32, k: u32, j: u32) -> f32 { return b_at(base + %s); }\n"
+                          "fn b4_kj(base: u32, k: u32, j: u32) -> vec4<f32> { return b4(base + %s); }\n",
+                          g->trans_b ? "j * P.ldb + k" : "k * P.ldb + j", g->trans_b ? "j * P.ldb + k" : "k * P.ldb + j");
+        }
         /* the epilogue with every accumulator named by a constant (see
          * gemm.wgsl's store_all): written out here so that no compiler
          * has to unroll a loop to keep them in registers */

@@ -16,10 +16,19 @@
  * strides are in elements. b_f16: B holds float16 (IEEE half) storage,
  * read with unpack2x16float (no shader-f16 needed); everything else f32.
  * A buffer of NULL with a scratch index >= 0 names a plan scratch buffer
- * (conv2d's im2col columns). */
+ * (conv2d's im2col columns).
+ *
+ * cols (conv2d's implicit route): B is the im2col columns of the geometry
+ * *cols (conv.h), gathered by the kernel from the input as it loads them:
+ * b holds the input samples [n, c, h, w] (b.bs = c*h*w), and
+ * B(k, j) = input[ci][oy*sh - ph + ky*dh][ox*sw - pw + kx*dw] (0 outside)
+ * with k = (ci*kh + ky)*kw + kx, j = oy*wo + ox; ldb is unused. Such a
+ * product takes gemm.wgsl's tiles alone: no GEMV kernel, K slices, bias
+ * pass or wave plan (groups == 1 and float32 only). */
 #ifndef WGNN_GEMM_H
 #define WGNN_GEMM_H
 
+#include "conv.h"
 #include "op.h"
 
 typedef enum wgnn__act {
@@ -77,6 +86,7 @@ typedef struct wgnn__gemm {
     uint32_t sk_part;
     bool big_tile; /* planner alone: a wave plan's product, on the 128 x 128 tile */
     uint32_t kw;   /* planner alone: K groups inside a workgroup (gemm.wgsl's KW); 0 or 1: one */
+    const wgnn__conv2d_geom *cols; /* not NULL: B gathered as these im2col columns (above) */
 } wgnn__gemm;
 
 /* Appends the dispatches of one GEMM to p (chunked over the batch or split
@@ -140,6 +150,7 @@ static inline uint64_t wgnn__gemm_a_extent(const wgnn__gemm *g) {
     return g->trans_a ? (uint64_t)(g->k - 1) * g->lda + g->m : (uint64_t)(g->m - 1) * g->lda + wgnn__gemm_a_row(g);
 }
 static inline uint64_t wgnn__gemm_b_extent(const wgnn__gemm *g) {
+    if (g->cols) return (uint64_t)(g->cols->c * g->cols->h * g->cols->w); /* one input sample */
     return g->trans_b ? (uint64_t)(g->n - 1) * g->ldb + g->k : (uint64_t)(g->k - 1) * g->ldb + g->n;
 }
 static inline uint64_t wgnn__gemm_c_extent(const wgnn__gemm *g) { return (uint64_t)(g->m - 1) * g->ldc + g->n; }
@@ -158,13 +169,13 @@ static inline uint32_t wgnn__gemm_tail_m0(const wgnn__gemm *g, const wgnn__gemm_
 /* Whether g runs on gemv.wgsl / gemv4.wgsl: at most WGNN__GEMV_MAX_ROWS
  * rows of an untransposed A against a transposed B */
 static inline bool wgnn__gemm_gemv_ok(const wgnn__gemm *g) {
-    return g->trans_b && !g->trans_a && g->m <= WGNN__GEMV_MAX_ROWS;
+    return !g->cols && g->trans_b && !g->trans_a && g->m <= WGNN__GEMV_MAX_ROWS;
 }
 /* Whether g runs on gemvn.wgsl: at most WGNN__GEMV_MAX_ROWS rows against
  * an untransposed B whose rows are whole 16-byte quads (n, ldb, B's offset
  * and batch stride multiples of 4), no prologue */
 static inline bool wgnn__gemm_gemvn_ok(const wgnn__gemm *g) {
-    return !g->trans_a && !g->trans_b && g->m <= WGNN__GEMV_MAX_ROWS && g->pre == WGNN__PRE_NONE && !g->sk_ts &&
+    return !g->cols && !g->trans_a && !g->trans_b && g->m <= WGNN__GEMV_MAX_ROWS && g->pre == WGNN__PRE_NONE && !g->sk_ts &&
            g->n % 4 == 0 && g->ldb % 4 == 0 && g->b.off % 4 == 0 && (g->batch == 1 || g->b.bs % 4 == 0);
 }
 
@@ -186,6 +197,9 @@ uint64_t wgnn__gemm_binding_cap(const wgnn_context *ctx);
  * runs it. *ln_done: g's LayerNorm (ln_y) written by the reduce too. */
 wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *split, bool *ln_done,
                                   wgnn__gemm *plain);
+/* gemm_split.c: whether g (B not gathered) would take K slices or a bias
+ * pass: the route that conv2d's gathered columns (cols) do not take. */
+bool wgnn__gemm_splits(const wgnn_context *ctx, const wgnn__gemm *g);
 /* gemm_split.c: whether g, which would run whole on the 128 x 128 tile with
  * its epilogue in the tile (no residual, LayerNorm, K groups or prologue;
  * a bias of one row in the accumulators or none), takes the tail plan: *dp

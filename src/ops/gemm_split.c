@@ -51,6 +51,10 @@ static uint32_t split_count(const wgnn_context *ctx, const wgnn__gemm *g, bool h
     return split_count_shape(ctx, g, has_bias);
 }
 
+bool wgnn__gemm_splits(const wgnn_context *ctx, const wgnn__gemm *g) {
+    return split_count(ctx, g, g->bias.buf != NULL || g->bias.scratch >= 0) != 1;
+}
+
 /* split_count for g's shape, its buffers taken to fit one binding each */
 static uint32_t split_count_shape(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
     if (g->batch != 1) return 1;
@@ -251,7 +255,7 @@ bool wgnn__gemm_tail_plan(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t
     uint32_t units = ctx->knobs.compute_units;
     bool has_bias = g->bias.buf != NULL || g->bias.scratch >= 0;
     if (!units || ctx->knobs.gemm_waves == 0 || ctx->knobs.gemm_split >= 1 || g->batch != 1 || g->trans_a ||
-        g->pre != WGNN__PRE_NONE || g->res.buf || g->ln_y.buf || g->kw > 1 || g->sk_ts ||
+        g->cols || g->pre != WGNN__PRE_NONE || g->res.buf || g->ln_y.buf || g->kw > 1 || g->sk_ts ||
         (has_bias && !wgnn__gemm_bias_init_ok(ctx, g)))
         return false;
     wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, g);
@@ -518,7 +522,9 @@ wgnn_status wgnn__gemm_plan_split(wgnn_context *ctx, wgnn__plan *p, const wgnn__
                                   wgnn__gemm *plain) {
     *split = false;
     *plain = *g;
-    if (g->sk_ts) return WGNN_OK; /* a part of a plan made already (the tail plan's) */
+    /* a part of a plan made already (the tail plan's); gathered columns,
+     * whose K slices no offset into B can express */
+    if (g->sk_ts || g->cols) return WGNN_OK;
     bool hb = g->bias.buf != NULL || g->bias.scratch >= 0;
     uint32_t sk = split_count(ctx, g, hb);
     bool bias_pass = (sk & BIAS_PASS) != 0, wide = (sk & WAVE_WIDE) != 0;
