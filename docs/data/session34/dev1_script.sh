@@ -12,13 +12,19 @@
 #      old build (session 33's kernels, never timed on a GPU);
 # 2. an H200 only: issue 9's encoders and issue 11's SDPA shapes with
 #    PyTorch (session 32's call 6);
-# 3. while the call has time left: a second round of 1, the depthwise
-#    tile and GEMV quad sweeps, the new kernels' register counts.
+# 3. while the call has time left: a second round of 1, gemm.wgsl's tiles
+#    for the gathered conv2d (WGNN_GEMM_TILE), the depthwise tile and GEMV
+#    quad sweeps, the new kernels' register counts.
 cd "$(dirname "$0")/../../.."
 log=$OUT/dev1_log.txt
 t0=$(date +%s)
 left() { [ $(($(date +%s) - t0)) -lt "$1" ]; } # less than $1 s gone
-med() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(d.get("median_ms", d.get("error")))'; }
+med() { python3 -c '
+import json, sys
+try:
+    d = json.loads(sys.stdin.read()); print(d.get("median_ms", d.get("error")))
+except ValueError:
+    print("no result")'; }
 cmd_of() { grep "^$1 " bench/ops_cases.txt | cut -d'|' -f2; }
 # shellcheck disable=SC2046
 bo() { timeout 60 "$1" bench op $(cmd_of "$2") --iters 50 --warmup 5 --json | med; }
@@ -43,13 +49,18 @@ round() {
 case $name in *H200*) echo "== H200: session 32's call 6" >> "$log"; bash docs/data/session32/dev6_script.sh
   cat "$OUT/dev6_log.txt" >> "$log" ;; esac
 { left 330 && round 2
-  left 400 && for c in conv2d_dw7x7_96_56_b8 conv2d_dw3x3_s2_144_112_b8; do
+  left 380 && for c in conv2d_3x3_64_224_b8 conv2d_3x3_64_56_b8; do
+    for t in 16x4x8x4x16 16x16x4x4x16 32x8x8x4x16 16x16x4x8x16 16x8x8x8x8 16x16x8x8x8; do
+      echo "$c implicit tile$t $(WGNN_CONV_ROUTE=implicit WGNN_GEMM_TILE=$t bo ./build/wgnn $c)"
+    done
+  done
+  left 420 && for c in conv2d_dw7x7_96_56_b8 conv2d_dw3x3_s2_144_112_b8; do
     for t in 32,8,2 16,8,4 32,2,4 64,2,4 8,8,4; do echo "$c dw$t $(WGNN_CONV_DW=$t bo ./build/wgnn $c)"; done
   done
-  left 450 && for c in gemv_1x4096x4096 gemv_4x4096x4096; do
+  left 470 && for c in gemv_1x4096x4096 gemv_4x4096x4096; do
     for q in 1 2 4 8 16; do echo "$c q$q $(WGNN_GEMVN_QUADS=$q bo ./build/wgnn $c)"; done
   done
-  left 500 && for c in conv2d_3x3_64_56_b8 conv2d_dw7x7_96_56_b8 gemv_1x4096x4096; do
+  left 510 && for c in conv2d_3x3_64_56_b8 conv2d_dw7x7_96_56_b8 gemv_1x4096x4096; do
     echo "== kernel stats: $c"
     # shellcheck disable=SC2046
     WGNN_CONV_ROUTE=implicit timeout 40 bash bench/kernel_stats/kstat.sh -- bench op $(cmd_of $c) --iters 1 2>&1 | tail -4
