@@ -28,6 +28,7 @@
 #include "norm.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -519,6 +520,22 @@ static int cols_wgsl(char *buf, size_t size, const wgnn__conv2d_geom *c) {
 
 static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g, bool *ln_done);
 
+/* where the n-th byte of a prelude being built goes, and the room from
+ * there: a prelude that outgrows its buffer is truncated, never written
+ * past (plan_product refuses it by its length) */
+static size_t pre_off(int n, size_t cap) { return n >= 0 && (size_t)n < cap ? (size_t)n : cap - 1; }
+#define PRE_AT(n) (pre + pre_off((n), sizeof pre))
+#define PRE_ROOM(n) (sizeof pre - pre_off((n), sizeof pre))
+/* appends to a prelude of n bytes so far; returns its length as if the
+ * buffer were large enough (as snprintf) */
+__attribute__((format(printf, 4, 5))) static int pre_add(char *buf, size_t cap, int n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + pre_off(n, cap), cap - pre_off(n, cap), fmt, ap);
+    va_end(ap);
+    return k < 0 ? (int)cap : n + k;
+}
+
 wgnn_status wgnn__gemm_plan(wgnn_context *ctx, wgnn__plan *p, const wgnn__gemm *g) {
     if (g->m == 0 || g->n == 0 || g->k == 0 || g->batch == 0)
         return wgnn__err(ctx, WGNN_ERR_INVALID_ARGUMENT, "gemm: m, n, k and batch must be >= 1");
@@ -590,8 +607,8 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                          "const HAS_BIAS: bool = %s;\nconst HAS_RES: bool = %s;\nconst ACT: u32 = %uu;\n",
                          WGNN__PARAMS_WGSL(GEMM_PARAMS), t.wx, t.wy, t.gemv_mr, has_bias ? "true" : "false",
                          g->res.buf ? "true" : "false", (unsigned)g->act);
-        n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
-        operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2, g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4);
+        n += operand_wgsl(PRE_AT(n), PRE_ROOM(n), 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
+        operand_wgsl(PRE_AT(n), PRE_ROOM(n), 'b', 2, g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4);
     } else if (t.gemv_mr)
         snprintf(pre, sizeof pre,
                  "%sconst WG: u32 = %uu;\nconst LANES: u32 = %uu;\nconst MR: u32 = %uu;\nconst B_F16: bool = %s;\n"
@@ -620,12 +637,12 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
                          has_bias && !binit ? "true" : "false", binit ? "true" : "false",
                          g->res.buf ? "true" : "false", g->sk_ts ? "true" : "false",
                          double_buffer(ctx, &t, g) ? "true" : "false", (unsigned)g->act);
-        n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
-        if (g->cols) n += cols_wgsl(pre + n, sizeof pre - (size_t)n, g->cols);
+        n += operand_wgsl(PRE_AT(n), PRE_ROOM(n), 'a', 1, va ? OPERAND_VEC4 : OPERAND_F32);
+        if (g->cols) n += cols_wgsl(PRE_AT(n), PRE_ROOM(n), g->cols);
         else {
-            n += operand_wgsl(pre + n, sizeof pre - (size_t)n, 'b', 2,
+            n += operand_wgsl(PRE_AT(n), PRE_ROOM(n), 'b', 2,
                               vb ? (g->b_f16 ? OPERAND_F16X4 : OPERAND_VEC4) : g->b_f16 ? OPERAND_F16 : OPERAND_F32);
-            n += snprintf(pre + n, sizeof pre - (size_t)n,
+            n = pre_add(pre, sizeof pre, n,
                           "fn b_kj(base: u32, k: u32, j: u32) -> f32 { return b_at(base + %s); }\n"
                           "fn b4_kj(base: u32, k: u32, j: u32) -> vec4<f32> { return b4(base + %s); }\n",
                           g->trans_b ? "j * P.ldb + k" : "k * P.ldb + j", g->trans_b ? "j * P.ldb + k" : "k * P.ldb + j");
@@ -633,19 +650,21 @@ static wgnn_status plan_product(wgnn_context *ctx, wgnn__plan *p, const wgnn__ge
         /* the epilogue with every accumulator named by a constant (see
          * gemm.wgsl's store_all): written out here so that no compiler
          * has to unroll a loop to keep them in registers */
-        n += snprintf(pre + n, sizeof pre - (size_t)n,
+        n = pre_add(pre, sizeof pre, n,
                       "fn store_all(acc: array<vec4<f32>, %uu>, i0: u32, j0: u32, c_base: u32, bias_base: u32) {\n",
                       t.tm * t.tn / 4u);
         for (uint32_t r = 0; r < t.tm; r++)
             for (uint32_t c = 0; c < t.tn / 4u; c++)
-                n += snprintf(pre + n, sizeof pre - (size_t)n,
+                n = pre_add(pre, sizeof pre, n,
                               "    put(i0 + %uu, j0 + %uu, acc[%uu], c_base, bias_base);\n", r, c * t.wx * 4u,
                               r * (t.tn / 4u) + c);
-        n += snprintf(pre + n, sizeof pre - (size_t)n, "}\n");
+        n = pre_add(pre, sizeof pre, n, "}\n");
         if ((size_t)n >= sizeof pre)
             return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "gemm: a %u x %u register tile is more than the kernel takes",
                              t.tm, t.tn);
     }
+    if (!memchr(pre, '\0', sizeof pre - 1)) /* truncated */
+        return wgnn__err(ctx, WGNN_ERR_UNSUPPORTED, "gemm: the kernel's prelude passes its %zu bytes", sizeof pre);
     const wgnn__pipe *pipe;
     wgnn_status s = wgnn__pipeline(ctx, v4 ? "gemv4" : t.gemv_n ? "gemvn" : t.gemv_mr ? "gemv" : "gemm", pre, NULL, 0, &pipe);
     if (s != WGNN_OK) return s;
