@@ -10,8 +10,9 @@
 #    - the depthwise cases on conv2d_dw.wgsl (auto) against conv2d.wgsl
 #      (=direct), and the untransposed-B GEMVs on gemvn.wgsl against the
 #      old build (session 33's kernels, never timed on a GPU);
-# 2. an H200 only: issue 9's encoders and issue 11's SDPA shapes with
-#    PyTorch (session 32's call 6);
+# 2. an H200: issue 9's encoders and issue 11's SDPA shapes with PyTorch
+#    (session 32's call 6); another card: ViT-B/16 at batch 1 twice, to
+#    set beside session 32's numbers there;
 # 3. while the call has time left: a second round of 1, gemm.wgsl's tiles
 #    for the gathered conv2d (WGNN_GEMM_TILE), the depthwise tile and GEMV
 #    quad sweeps, the new kernels' register counts.
@@ -46,8 +47,15 @@ round() {
 { round 1
   timeout 120 python3 bench/torch_ops.py --iters=50 $VL $CL $GL
 } >> "$log" 2>&1
-case $name in *H200*) echo "== H200: session 32's call 6" >> "$log"; bash docs/data/session32/dev6_script.sh
-  cat "$OUT/dev6_log.txt" >> "$log" ;; esac
+case $name in
+  *H200*) echo "== H200: session 32's call 6" >> "$log"; bash docs/data/session32/dev6_script.sh
+    cat "$OUT/dev6_log.txt" >> "$log" ;;
+  *) # another card: ViT-B/16 at batch 1 against session 32's numbers on it (gemm.wgsl's B loads changed form)
+    { echo "== ViT-B/16 batch 1"; . bench/op_median.sh; w=/tmp/wgnn-models; mkdir -p $w
+      timeout 100 python3 bench/torch_models.py $w --batches 1 --iters 20 2>&1 | grep side
+      for r in 1 2; do ITERS=100 enc_run "r$r" vit_b16 1; done
+    } >> "$log" 2>&1 ;;
+esac
 { left 330 && round 2
   left 380 && for c in conv2d_3x3_64_224_b8 conv2d_3x3_64_56_b8; do
     for t in 16x4x8x4x16 16x16x4x4x16 32x8x8x4x16 16x16x4x8x16 16x8x8x8x8 16x16x8x8x8; do
