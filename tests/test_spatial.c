@@ -220,6 +220,10 @@ static void test_ops(wgnn_context *ctx, const char *tag) {
     in_spec c6[3] = {f32(4, x6), f32(4, w6), f32(1, b6)};
     snprintf(what, sizeof what, "%s: conv2d depthwise 7x7, multiplier 2 [5,3,12,12]", tag);
     run(ctx, what, "conv2d", c6, 3, (const char *[]){"groups=3", "padding=3"}, 2, NULL, NULL, 0);
+    static const int64_t x7[4] = {3, 64, 5, 5}, w7[4] = {64, 32, 3, 3}, b7[1] = {64};
+    in_spec c7[3] = {f32(4, x7), f32(4, w7), f32(1, b7)};
+    snprintf(what, sizeof what, "%s: conv2d grouped, 32 channels a group [3,64,5,5]", tag);
+    run(ctx, what, "conv2d", c7, 3, (const char *[]){"groups=2", "padding=1"}, 2, NULL, NULL, 0);
     static const int64_t x3[4] = {3, 2, 5, 5}, w3[4] = {32, 2, 3, 3};
     in_spec c3[2] = {f32(4, x3), f32(4, w3)};
     snprintf(what, sizeof what, "%s: conv2d wide [3,2,5,5] -> 32", tag);

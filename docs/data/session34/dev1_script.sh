@@ -8,7 +8,8 @@
 #      (WGNN_CONV_ROUTE=implicit, session 34) against im2col into scratch
 #      (=im2col, the route before) and auto;
 #    - the depthwise cases on conv2d_dw.wgsl (auto) against conv2d.wgsl
-#      (=direct), and the untransposed-B GEMVs on gemvn.wgsl against the
+#      (=direct), grouped ones (32 and 64 channels a group) on the shared
+#      GEMM (auto, session 34) against conv2d.wgsl (=direct), and the untransposed-B GEMVs on gemvn.wgsl against the
 #      old build (session 33's kernels, never timed on a GPU);
 # 2. an H200: issue 9's encoders and issue 11's SDPA shapes with PyTorch
 #    (session 32's call 6); another card: ViT-B/16 at batch 1 twice, to
@@ -35,17 +36,18 @@ echo "$name" > "$log"
 VL="conv2d_3x3_64_224_b8 conv2d_3x3_64_56_b8 conv2d_3x3_s2_128to256_b8 conv2d_vit_patch16"
 CL="conv2d_dw7x7_96_56_b8 conv2d_dw7x7_96_56_b1 conv2d_dw7x7_768_7_b8 conv2d_dw3x3_s2_144_112_b8"
 GL="gemv_1x4096x4096 gemv_4x4096x4096 gemv_1x3072x768"
+GRL="conv2d_g4_128_28_b8 conv2d_g4_256_28_b8"
 round() {
   for c in $VL; do
     for r in implicit im2col auto; do echo "r$1 $c $r $(WGNN_CONV_ROUTE=$r bo ./build/wgnn $c)"; done
   done
-  for c in $CL; do
+  for c in $CL $GRL; do
     for r in auto direct; do echo "r$1 $c $r $(WGNN_CONV_ROUTE=$r bo ./build/wgnn $c)"; done
   done
   for c in $GL; do echo "r$1 $c old $(bo ./build/old/wgnn $c)"; echo "r$1 $c new $(bo ./build/wgnn $c)"; done
 }
 { round 1
-  timeout 120 python3 bench/torch_ops.py --iters=50 $VL $CL $GL
+  timeout 120 python3 bench/torch_ops.py --iters=50 $VL $CL $GRL $GL
 } >> "$log" 2>&1
 case $name in
   *H200*) echo "== H200: session 32's call 6" >> "$log"; bash docs/data/session32/dev6_script.sh
