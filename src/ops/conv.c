@@ -527,7 +527,8 @@ static wgnn_status conv2d_gemm(wgnn_context *ctx, const wgnn__conv2d_geom *g, co
 }
 
 /* groups > 1 on the shared GEMM, one product a sample whose batch entries
- * are the groups: out[s][gr] = weight_gr [Og, Kg] x cols [Kg, Ho*Wo],
+ * are the groups (or one a group over the samples, whichever makes fewer
+ * products): out[s][gr] = weight_gr [Og, Kg] x cols [Kg, Ho*Wo],
  * Kg = (C/groups)*kh*kw, the columns of group gr's input channels gathered
  * from the input (gemm.h's cols over C/groups channels). Where a group
  * has at least GROUPED_GEMM_OG output channels (a tile's rows) and its
@@ -550,12 +551,19 @@ static wgnn_status conv2d_grouped(wgnn_context *ctx, const wgnn__conv2d_geom *g,
     gg.c = (int64_t)cg;
     gg.o = (int64_t)og;
     gg.groups = 1;
-    for (uint64_t s = 0; s < (uint64_t)g->n; s++) {
-        wgnn__gemm gm = {.m = (uint32_t)og, .n = (uint32_t)npix, .k = (uint32_t)kg, .batch = (uint32_t)g->groups,
-                         .a = {w->buf, -1, 0, og * kg},
-                         .b = {x->buf, -1, s * (uint64_t)g->c * hw, cg * hw},
-                         .c = {y->buf, -1, s * (uint64_t)g->o * npix, og * npix},
-                         .bias = {bias ? bias->buf : NULL, -1, 0, og},
+    /* one product a sample (batch entries: the groups), or, with fewer
+     * groups than samples, one a group (batch entries: the samples) */
+    bool by_group = (uint64_t)g->groups < (uint64_t)g->n;
+    uint64_t outer = by_group ? (uint64_t)g->groups : (uint64_t)g->n;
+    for (uint64_t i = 0; i < outer; i++) {
+        uint64_t gr = by_group ? i : 0, s = by_group ? 0 : i;
+        wgnn__gemm gm = {.m = (uint32_t)og, .n = (uint32_t)npix, .k = (uint32_t)kg,
+                         .batch = (uint32_t)(by_group ? g->n : g->groups),
+                         .a = {w->buf, -1, gr * og * kg, by_group ? 0 : og * kg},
+                         .b = {x->buf, -1, s * (uint64_t)g->c * hw + gr * cg * hw, by_group ? (uint64_t)g->c * hw : cg * hw},
+                         .c = {y->buf, -1, s * (uint64_t)g->o * npix + gr * og * npix,
+                               by_group ? (uint64_t)g->o * npix : og * npix},
+                         .bias = {bias ? bias->buf : NULL, -1, gr * og, by_group ? 0 : og},
                          .lda = kg, .ldb = npix, .ldc = npix, .bias_rs = 1, .bias_cs = 0, .alpha = 1, .beta = 1,
                          .cols = &gg};
         wgnn_status st = wgnn__gemm_plan(ctx, p, &gm);
