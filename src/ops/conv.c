@@ -461,6 +461,14 @@ static wgnn_status conv2d_dw(wgnn_context *ctx, const wgnn__conv2d_geom *g, cons
                            offsetof(dw_params, n_wg), offsetof(dw_params, x_off), offsetof(dw_params, y_off));
 }
 
+/* ---- conv2d plan: the shared GEMM ------------------------------------------------ */
+
+/* whether the GEMM can gather columns from `elems` input elements (one
+ * sample's channels, or one group's) bound from an aligned offset */
+static bool gather_fits(const wgnn_context *ctx, uint64_t elems) {
+    return elems * 4 + offset_align(ctx) <= binding_cap(ctx);
+}
+
 /* Whether conv2d_gemm's product gm (batch 1, columns in scratch) gathers
  * its columns from the input instead (wgnn__gemm's cols: no im2col pass,
  * no column buffer): where one input sample fits a binding, unless it is
@@ -468,9 +476,7 @@ static wgnn_status conv2d_dw(wgnn_context *ctx, const wgnn__conv2d_geom *g, cons
  * gathered columns do not take (a few output tiles with a long K: ViT's
  * patch embedding). WGNN_CONV_ROUTE=im2col|implicit forces one. */
 static bool gather_cols(const wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn__gemm *gm) {
-    if (ctx->knobs.conv_route == 3) return false;
-    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
-    if ((uint64_t)(g->c * g->h * g->w) * 4 + align > wgnn__gemm_binding_cap(ctx)) return false;
+    if (ctx->knobs.conv_route == 3 || !gather_fits(ctx, (uint64_t)(g->c * g->h * g->w))) return false;
     if (ctx->knobs.conv_route == 4) return true;
     return g->n > 1 || !wgnn__gemm_splits(ctx, gm);
 }
@@ -535,10 +541,9 @@ static wgnn_status conv2d_gemm(wgnn_context *ctx, const wgnn__conv2d_geom *g, co
  * input channels fit one binding (grouped_gemm_ok). */
 #define GROUPED_GEMM_OG 32
 static bool grouped_gemm_ok(const wgnn_context *ctx, const wgnn__conv2d_geom *g) {
-    uint64_t align = ctx->limits.minStorageBufferOffsetAlignment ? ctx->limits.minStorageBufferOffsetAlignment : 256;
     uint64_t cg = (uint64_t)(g->c / g->groups), og = (uint64_t)(g->o / g->groups);
-    if (cg * (uint64_t)(g->h * g->w) * 4 + align > wgnn__gemm_binding_cap(ctx) ||
-        cg * (uint64_t)(g->kh * g->kw) > 0xFFFFFFFFull || (uint64_t)(g->ho * g->wo) > 0xFFFFFFFFull)
+    if (!gather_fits(ctx, cg * (uint64_t)(g->h * g->w)) || cg * (uint64_t)(g->kh * g->kw) > 0xFFFFFFFFull ||
+        (uint64_t)(g->ho * g->wo) > 0xFFFFFFFFull)
         return false;
     return ctx->knobs.conv_route == 2 || (ctx->knobs.conv_route != 1 && og >= GROUPED_GEMM_OG);
 }
