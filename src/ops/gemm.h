@@ -20,8 +20,9 @@
  *
  * cols (conv2d's implicit route): B is the im2col columns of the geometry
  * *cols (conv.h), gathered by the kernel from the input as it loads them:
- * b holds the input samples [n, c, h, w] (b.bs = c*h*w), and
- * B(k, j) = input[ci][oy*sh - ph + ky*dh][ox*sw - pw + kx*dw] (0 outside)
+ * b is the input, each batch entry's cols->c planes of h*w contiguous from
+ * b.off + b*b.bs (a sample's channels, or one group's), and
+ * B(k, j) = plane[ci][oy*sh - ph + ky*dh][ox*sw - pw + kx*dw] (0 outside)
  * with k = (ci*kh + ky)*kw + kx, j = oy*wo + ox; ldb is unused. Such a
  * product takes gemm.wgsl's tiles alone: no GEMV kernel, K slices, bias
  * pass or wave plan (groups == 1 and float32 only). */
