@@ -51,6 +51,17 @@ typedef struct wgnn__pipe {
 /* Tuning knobs, read from the environment once, at context creation. */
 #define WGNN__SCRATCH_CACHE 4
 
+/* WGNN_CONV_ROUTE's values: conv2d on conv2d.wgsl for every groups
+ * (DIRECT), on the shared GEMM for every groups (GEMM), or groups 1's
+ * columns written by im2col (IM2COL) or gathered by the GEMM (IMPLICIT) */
+typedef enum wgnn__conv_route {
+    WGNN__CONV_AUTO = 0,
+    WGNN__CONV_DIRECT = 1,
+    WGNN__CONV_GEMM = 2,
+    WGNN__CONV_IM2COL = 3,
+    WGNN__CONV_IMPLICIT = 4
+} wgnn__conv_route;
+
 typedef struct wgnn__knobs {
     uint32_t fused_tile[4];   /* WGNN_FUSED_TILE=TYxTXxKExRG (KE 1, 2, 4; RG 1, 2); [0] == 0: unset */
     int fused_sacc;           /* WGNN_FUSED_FLAGS: -1 unset, else 0/1 ('s') */
@@ -64,7 +75,7 @@ typedef struct wgnn__knobs {
     uint32_t fused_vh[4];     /* WGNN_FUSED_VH=TY,RG,JU,CU: sdpa_fused_vh wherever it applies; [0] == 0: unset */
     bool fused_vh_off;        /* WGNN_FUSED_VH=0: never */
     uint32_t gemm_tile[5];    /* WGNN_GEMM_TILE=WXxWYxTMxTNxBK; [0] == 0: unset */
-    int conv_route;           /* WGNN_CONV_ROUTE: 0 auto, 1 direct, 2 gemm, 3 im2col, 4 implicit (gemm: groups 1) */
+    int conv_route;           /* WGNN_CONV_ROUTE: a wgnn__conv_route (src/ops/conv.c's conv2d_plan) */
     uint32_t conv_dw[3];      /* WGNN_CONV_DW=TW,TYT,RY: conv2d_dw.wgsl's tile before it shrinks to fit; 0 auto */
     int gemm_bias_init;       /* WGNN_GEMM_BIAS_INIT=0: no bias in the accumulators (ops/gemm.c); else -1, on */
     int gemm_split;           /* WGNN_GEMM_SPLIT=S: -1 auto, 1 never split K, S > 1 that many slices */

@@ -260,12 +260,12 @@ static void test_conv_routes(wgnn_context *ctx) {
     /* every shape on both routes at the picked tile; the other tiles
      * gathered alone, at one shape of each load width (each pipeline costs
      * lavapipe a compile) */
-    for (int route = 3; route <= 4; route++)
-        for (int t = 0; t < (route == 4 ? 6 : 1); t++) {
+    for (int route = WGNN__CONV_IM2COL; route <= WGNN__CONV_IMPLICIT; route++)
+        for (int t = 0; t < (route == WGNN__CONV_IMPLICIT ? 6 : 1); t++) {
             ctx->knobs.conv_route = route;
             memcpy(ctx->knobs.gemm_tile, tiles[t], sizeof tiles[t]);
             char what[160];
-            const char *rn = route == 3 ? "im2col" : "implicit";
+            const char *rn = route == WGNN__CONV_IM2COL ? "im2col" : "implicit";
             snprintf(what, sizeof what, "%s, tile %u: conv2d [2,5,12,16] 3x3 p1 -> 40", rn, tiles[t][0]);
             run(ctx, what, "conv2d", ca, 3, (const char *[]){"padding=1"}, 1, NULL, NULL, 0);
             snprintf(what, sizeof what, "%s, tile %u: conv2d [3,4,9,10] d2 p1,3 -> 9", rn, tiles[t][0]);

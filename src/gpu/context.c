@@ -473,11 +473,11 @@ static void read_knobs(wgnn__knobs *k) {
     k->sdpa_decode = env && strcmp(env, "0") == 0 ? 0 : 1;
     env = getenv("WGNN_CONV_ROUTE");
     if (env)
-        k->conv_route = strcmp(env, "direct") == 0   ? 1
-                        : strcmp(env, "gemm") == 0   ? 2
-                        : strcmp(env, "im2col") == 0 ? 3
-                        : strcmp(env, "implicit") == 0 ? 4
-                                                       : 0;
+        k->conv_route = strcmp(env, "direct") == 0     ? WGNN__CONV_DIRECT
+                        : strcmp(env, "gemm") == 0     ? WGNN__CONV_GEMM
+                        : strcmp(env, "im2col") == 0   ? WGNN__CONV_IM2COL
+                        : strcmp(env, "implicit") == 0 ? WGNN__CONV_IMPLICIT
+                                                       : WGNN__CONV_AUTO;
     env = getenv("WGNN_CONV_DW");
     uint32_t dw[3];
     if (env && sscanf(env, "%u,%u,%u", &dw[0], &dw[1], &dw[2]) == 3 && dw[0] >= 1 && dw[0] <= 1024 && dw[1] >= 1 &&

@@ -3,14 +3,14 @@
  *
  * conv2d has four routes (conv2d_plan picks one): groups == 1 through
  * the shared GEMM (conv2d_gemm), its B the im2col columns, gathered from
- * the input by the GEMM's own loads (gather_cols; gemm.h's cols) or, for
+ * the input by the GEMM's own loads (gather_cols, conv2d_gathered) or, for
  * one sample whose product takes K slices, written by im2col into
  * scratch first; one input channel a group
  * (depthwise) on shaders/conv2d_dw.wgsl, which stages a 2-D output tile's
  * input region and the plane's weights in workgroup memory (conv2d_dw,
  * dw_config); other groups of 32 output channels or more through the
  * shared GEMM too, one product a sample with the groups as its batch
- * entries (conv2d_grouped); the rest on shaders/conv2d.wgsl, a direct (implicit-GEMM)
+ * entries (conv2d_gathered); the rest on shaders/conv2d.wgsl, a direct (implicit-GEMM)
  * kernel for every groups value: per sample and group the output
  * [Og, Ho*Wo] is weight [Og, K] x columns [K, Ho*Wo], K = (C/groups)*kh*kw,
  * with the columns gathered from the input as they are needed, never
@@ -476,9 +476,46 @@ static bool gather_fits(const wgnn_context *ctx, uint64_t elems) {
  * gathered columns do not take (a few output tiles with a long K: ViT's
  * patch embedding). WGNN_CONV_ROUTE=im2col|implicit forces one. */
 static bool gather_cols(const wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn__gemm *gm) {
-    if (ctx->knobs.conv_route == 3 || !gather_fits(ctx, (uint64_t)(g->c * g->h * g->w))) return false;
-    if (ctx->knobs.conv_route == 4) return true;
+    if (ctx->knobs.conv_route == WGNN__CONV_IM2COL || !gather_fits(ctx, (uint64_t)(g->c * g->h * g->w))) return false;
+    if (ctx->knobs.conv_route == WGNN__CONV_IMPLICIT) return true;
     return g->n > 1 || !wgnn__gemm_splits(ctx, gm);
+}
+
+/* The shared GEMM with columns it gathers itself (gemm.h's cols), for any
+ * groups: out[s][gr] = weight_gr [Og, Kg] x cols [Kg, Ho*Wo],
+ * Kg = (C/groups)*kh*kw, the columns of group gr's input channels gathered
+ * from the input. One product a sample whose batch entries are the groups,
+ * or, with fewer groups than samples (groups 1 above all), one a group
+ * whose batch entries are the samples: whichever makes fewer products.
+ * The caller has checked that one group's input channels fit a binding
+ * (gather_fits). */
+static wgnn_status conv2d_gathered(wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn_tensor *x,
+                                   const wgnn_tensor *w, const wgnn_tensor *bias, wgnn_tensor *y, wgnn__plan *p) {
+    uint64_t cg = (uint64_t)(g->c / g->groups), og = (uint64_t)(g->o / g->groups);
+    uint64_t kg = cg * (uint64_t)(g->kh * g->kw), npix = (uint64_t)(g->ho * g->wo), hw = (uint64_t)(g->h * g->w);
+    wgnn__conv2d_geom gg = *g; /* one group's geometry: the columns the GEMM gathers */
+    gg.c = (int64_t)cg;
+    gg.o = (int64_t)og;
+    gg.groups = 1;
+    /* one product a sample (batch entries: the groups), or, with fewer
+     * groups than samples, one a group (batch entries: the samples) */
+    bool by_group = (uint64_t)g->groups < (uint64_t)g->n;
+    uint64_t outer = by_group ? (uint64_t)g->groups : (uint64_t)g->n;
+    for (uint64_t i = 0; i < outer; i++) {
+        uint64_t gr = by_group ? i : 0, s = by_group ? 0 : i;
+        wgnn__gemm gm = {.m = (uint32_t)og, .n = (uint32_t)npix, .k = (uint32_t)kg,
+                         .batch = (uint32_t)(by_group ? g->n : g->groups),
+                         .a = {w->buf, -1, gr * og * kg, by_group ? 0 : og * kg},
+                         .b = {x->buf, -1, s * (uint64_t)g->c * hw + gr * cg * hw, by_group ? (uint64_t)g->c * hw : cg * hw},
+                         .c = {y->buf, -1, s * (uint64_t)g->o * npix + gr * og * npix,
+                               by_group ? (uint64_t)g->o * npix : og * npix},
+                         .bias = {bias ? bias->buf : NULL, -1, gr * og, by_group ? 0 : og},
+                         .lda = kg, .ldb = npix, .ldc = npix, .bias_rs = 1, .bias_cs = 0, .alpha = 1, .beta = 1,
+                         .cols = &gg};
+        wgnn_status st = wgnn__gemm_plan(ctx, p, &gm);
+        if (st != WGNN_OK) return st;
+    }
+    return WGNN_OK;
 }
 
 /* groups == 1 through the shared GEMM (see the route below). */
@@ -498,12 +535,7 @@ static wgnn_status conv2d_gemm(wgnn_context *ctx, const wgnn__conv2d_geom *g, co
         gm.b = (wgnn__gemm_operand){x->buf, -1, 0, in_unit};
         return wgnn__gemm_plan(ctx, p, &gm);
     }
-    if (gather_cols(ctx, g, &gm)) { /* the GEMM gathers the columns from the input as it loads them */
-        gm.batch = (uint32_t)g->n;
-        gm.b = (wgnn__gemm_operand){x->buf, -1, 0, in_unit};
-        gm.cols = g;
-        return wgnn__gemm_plan(ctx, p, &gm);
-    }
+    if (gather_cols(ctx, g, &gm)) return conv2d_gathered(ctx, g, x, w, bias, y, p);
     /* columns for as many samples as fit one binding and 256 MiB, one
      * scratch buffer reused by every chunk (dispatches in a pass run in order) */
     uint64_t per = wgnn__im2col_max_samples(ctx, g);
@@ -532,49 +564,17 @@ static wgnn_status conv2d_gemm(wgnn_context *ctx, const wgnn__conv2d_geom *g, co
     return WGNN_OK;
 }
 
-/* groups > 1 on the shared GEMM, one product a sample whose batch entries
- * are the groups (or one a group over the samples, whichever makes fewer
- * products): out[s][gr] = weight_gr [Og, Kg] x cols [Kg, Ho*Wo],
- * Kg = (C/groups)*kh*kw, the columns of group gr's input channels gathered
- * from the input (gemm.h's cols over C/groups channels). Where a group
- * has at least GROUPED_GEMM_OG output channels (a tile's rows) and its
- * input channels fit one binding (grouped_gemm_ok). */
+/* groups > 1 takes conv2d_gathered where a group has at least
+ * GROUPED_GEMM_OG output channels (a tile's rows) and its input channels
+ * fit one binding. */
 #define GROUPED_GEMM_OG 32
 static bool grouped_gemm_ok(const wgnn_context *ctx, const wgnn__conv2d_geom *g) {
     uint64_t cg = (uint64_t)(g->c / g->groups), og = (uint64_t)(g->o / g->groups);
     if (!gather_fits(ctx, cg * (uint64_t)(g->h * g->w)) || cg * (uint64_t)(g->kh * g->kw) > 0xFFFFFFFFull ||
         (uint64_t)(g->ho * g->wo) > 0xFFFFFFFFull)
         return false;
-    return ctx->knobs.conv_route == 2 || (ctx->knobs.conv_route != 1 && og >= GROUPED_GEMM_OG);
-}
-
-static wgnn_status conv2d_grouped(wgnn_context *ctx, const wgnn__conv2d_geom *g, const wgnn_tensor *x,
-                                  const wgnn_tensor *w, const wgnn_tensor *bias, wgnn_tensor *y, wgnn__plan *p) {
-    uint64_t cg = (uint64_t)(g->c / g->groups), og = (uint64_t)(g->o / g->groups);
-    uint64_t kg = cg * (uint64_t)(g->kh * g->kw), npix = (uint64_t)(g->ho * g->wo), hw = (uint64_t)(g->h * g->w);
-    wgnn__conv2d_geom gg = *g; /* one group's geometry: the columns the GEMM gathers */
-    gg.c = (int64_t)cg;
-    gg.o = (int64_t)og;
-    gg.groups = 1;
-    /* one product a sample (batch entries: the groups), or, with fewer
-     * groups than samples, one a group (batch entries: the samples) */
-    bool by_group = (uint64_t)g->groups < (uint64_t)g->n;
-    uint64_t outer = by_group ? (uint64_t)g->groups : (uint64_t)g->n;
-    for (uint64_t i = 0; i < outer; i++) {
-        uint64_t gr = by_group ? i : 0, s = by_group ? 0 : i;
-        wgnn__gemm gm = {.m = (uint32_t)og, .n = (uint32_t)npix, .k = (uint32_t)kg,
-                         .batch = (uint32_t)(by_group ? g->n : g->groups),
-                         .a = {w->buf, -1, gr * og * kg, by_group ? 0 : og * kg},
-                         .b = {x->buf, -1, s * (uint64_t)g->c * hw + gr * cg * hw, by_group ? (uint64_t)g->c * hw : cg * hw},
-                         .c = {y->buf, -1, s * (uint64_t)g->o * npix + gr * og * npix,
-                               by_group ? (uint64_t)g->o * npix : og * npix},
-                         .bias = {bias ? bias->buf : NULL, -1, gr * og, by_group ? 0 : og},
-                         .lda = kg, .ldb = npix, .ldc = npix, .bias_rs = 1, .bias_cs = 0, .alpha = 1, .beta = 1,
-                         .cols = &gg};
-        wgnn_status st = wgnn__gemm_plan(ctx, p, &gm);
-        if (st != WGNN_OK) return st;
-    }
-    return WGNN_OK;
+    int route = ctx->knobs.conv_route;
+    return route == WGNN__CONV_GEMM || (route != WGNN__CONV_DIRECT && og >= GROUPED_GEMM_OG);
 }
 
 static wgnn_status conv2d_plan(wgnn_context *ctx, const wgnn__node *n, const wgnn_tensor *const *in,
@@ -589,20 +589,18 @@ static wgnn_status conv2d_plan(wgnn_context *ctx, const wgnn__node *n, const wgn
      * input by the GEMM's loads (gather_cols), else from im2col into a
      * plan scratch buffer. One input channel a group (depthwise, C = groups > 1):
      * conv2d_dw.wgsl where its tile's input region fits workgroup memory.
-     * Other groups > 1: the shared GEMM a sample, the groups its batch
-     * entries, where a group has 32 output channels or more
-     * (conv2d_grouped); else the direct kernel, conv2d.wgsl.
+     * Other groups > 1: the shared GEMM with gathered columns, the groups
+     * its batch entries, where a group has 32 output channels or more
+     * (conv2d_gathered); else the direct kernel, conv2d.wgsl.
      * WGNN_CONV_ROUTE=direct|gemm forces one (benchmarks); =im2col or
      * =implicit also forces how groups == 1 gets its columns. */
-    bool gemm = g.groups == 1;
-    if (ctx->knobs.conv_route == 1) gemm = false;
-    if (ctx->knobs.conv_route == 2 && g.groups == 1) gemm = true;
-    if (gemm) return conv2d_gemm(ctx, &g, in[0], in[1], bias, out[0], p);
+    int route = ctx->knobs.conv_route;
+    if (g.groups == 1 && route != WGNN__CONV_DIRECT) return conv2d_gemm(ctx, &g, in[0], in[1], bias, out[0], p);
     dw_cfg c;
-    if (ctx->knobs.conv_route != 1 && ctx->knobs.conv_route != 2 && g.groups > 1 && g.groups == g.c &&
+    if (route != WGNN__CONV_DIRECT && route != WGNN__CONV_GEMM && g.groups > 1 && g.groups == g.c &&
         dw_config(ctx, &g, &c))
         return conv2d_dw(ctx, &g, &c, in[0], in[1], bias, out[0], p);
-    if (g.groups > 1 && grouped_gemm_ok(ctx, &g)) return conv2d_grouped(ctx, &g, in[0], in[1], bias, out[0], p);
+    if (g.groups > 1 && grouped_gemm_ok(ctx, &g)) return conv2d_gathered(ctx, &g, in[0], in[1], bias, out[0], p);
     return conv2d_direct(ctx, &g, in[0], in[1], bias, out[0], p);
 }
 
