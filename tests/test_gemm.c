@@ -287,8 +287,9 @@ int main(void) {
         /* gemvn.wgsl's route (wgnn__gemm_pick_tile): 1-4 rows against an
          * untransposed B of whole quads, and not otherwise (N or B's row
          * stride not a multiple of 4, five rows, a transposed B: gemv.wgsl);
-         * its column quads for mm 1 x 4096 x 4096 (1024 quads): 1 with the
-         * H200's 132 units (4 workgroups a unit), 2 with none known (512) */
+         * its column quads for mm 1 x 4096 x 4096 (1024 quads): 4 with the
+         * H200's 132 units (a workgroup a unit), 4 with none known (256);
+         * for 1 x 768 (192 quads) 2, the fewest */
         uint32_t units = ctx->knobs.compute_units, forced = ctx->knobs.gemvn_quads;
         ctx->knobs.gemvn_quads = 0;
         wgnn__gemm g = {.m = 1, .n = 4096, .k = 4096, .batch = 1, .lda = 4096, .ldb = 4096, .ldc = 4096, .alpha = 1,
@@ -296,11 +297,15 @@ int main(void) {
         g.bias.scratch = g.res.scratch = -1;
         ctx->knobs.compute_units = 132;
         wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, &g);
-        CHECK(t.gemv_n && t.gemv_mr == 1 && t.wy == 1, "gemvn 1x4096x4096, 132 units: gemv_n %d, rows %u, quads %u",
+        CHECK(t.gemv_n && t.gemv_mr == 1 && t.wy == 4, "gemvn 1x4096x4096, 132 units: gemv_n %d, rows %u, quads %u",
               t.gemv_n, t.gemv_mr, t.wy);
+        g.n = g.ldb = g.ldc = 768;
+        t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(t.gemv_n && t.wy == 2, "gemvn 1x4096x768, 132 units: quads %u (want 2)", t.wy);
+        g.n = g.ldb = g.ldc = 4096;
         ctx->knobs.compute_units = 0;
         t = wgnn__gemm_pick_tile(ctx, &g);
-        CHECK(t.gemv_n && t.wy == 2, "gemvn 1x4096x4096, units unknown: quads %u (want 2)", t.wy);
+        CHECK(t.gemv_n && t.wy == 4, "gemvn 1x4096x4096, units unknown: quads %u (want 4)", t.wy);
         g.m = 4;
         t = wgnn__gemm_pick_tile(ctx, &g);
         CHECK(t.gemv_n && t.gemv_mr == 4, "gemvn 4 rows: gemv_n %d, rows %u", t.gemv_n, t.gemv_mr);

@@ -401,8 +401,12 @@ typedef struct dw_cfg {
 } dw_cfg;
 
 /* TW output columns (a power of two from Wo, 4 to 32) x TYT thread rows,
- * RY outputs a thread down (up to 4 where Ho is tall); the tile shrinks
- * until its input region and the weights fit workgroup memory. false where
+ * RY outputs a thread down (up to 4 where Ho is tall; up to 2 at a
+ * vertical stride over 1: on an H100, docs/PERFORMANCE.md session 35,
+ * 3x3 stride 2, 144 channels at 112^2, batch 8, took 0.051 ms at RY 2
+ * against 0.066 at 4, and 7x7 stride 1, 96 channels at 56^2, 0.030 at 4
+ * against 0.034 at 2); the tile shrinks until its input region and the
+ * weights fit workgroup memory. false where
  * even one output does not (a kernel too large or too dilated):
  * conv2d_direct runs it. WGNN_CONV_DW=TW,TYT,RY sets the tile before it
  * shrinks (measurements). */
@@ -417,7 +421,7 @@ static bool dw_config(const wgnn_context *ctx, const wgnn__conv2d_geom *g, dw_cf
     c->tyt = wg / c->tw;
     while (c->tyt > 1 && c->tyt / 2 >= ho) c->tyt /= 2;
     c->ry = 1;
-    while (c->ry < 4 && (uint64_t)c->tyt * c->ry < ho) c->ry *= 2;
+    while (c->ry < (g->sh > 1 ? 2u : 4u) && (uint64_t)c->tyt * c->ry < ho) c->ry *= 2;
     if (ctx->knobs.conv_dw[0]) { /* WGNN_CONV_DW (measurements), within the device's workgroup size */
         c->tw = ctx->knobs.conv_dw[0], c->tyt = ctx->knobs.conv_dw[1], c->ry = ctx->knobs.conv_dw[2];
         uint32_t lim = wgnn__clamp_workgroup_size(ctx, c->tw * c->tyt);

@@ -81,16 +81,23 @@ uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per
 }
 
 /* gemvn.wgsl's column quads a workgroup (*wg threads, WGNN_GEMV_WG or
- * 256): the most from 8, halving, that still give 4 workgroups a compute
- * unit (512 where the units are unknown), at least one;
+ * 256): the most from 8, halving, that still give a workgroup a compute
+ * unit (256 workgroups where the units are unknown), at least two;
  * WGNN_GEMVN_QUADS forces it (within *wg). Fewer quads mean more k-lanes
- * a column, each walking fewer rows of B. */
+ * a column, each walking fewer rows of B, but each of a warp's k-lanes
+ * reads its own row: one quad reads 16 bytes of a row, four 64. On an
+ * H100 (docs/PERFORMANCE.md, session 35), 1 x 4096 x 4096 at 1 / 2 / 4 /
+ * 8 / 16 quads: 0.086 / 0.046 / 0.043 / 0.051 / 0.079 ms; 4 x 4096 x
+ * 4096: 0.085 / 0.056 / 0.058 / 0.077 / 0.104; 1 x 3072 x 768 (96
+ * workgroups at two quads) at 1 / 2 / 4 / 8: 0.017 / 0.014 / 0.017 /
+ * 0.021. Four workgroups a unit, down to one quad (the rule before),
+ * took one quad for all three. */
 static uint32_t gemvn_quads(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t *wg) {
     /* a power of two: the k-lanes' tree */
     *wg = wgnn__pow2_floor(wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u));
-    uint64_t want = ctx->knobs.compute_units ? 4ull * ctx->knobs.compute_units : 512, quads = g->n / 4;
+    uint64_t want = ctx->knobs.compute_units ? ctx->knobs.compute_units : 256, quads = g->n / 4;
     uint32_t cq = 8;
-    while (cq > 1 && wgnn__ceil_div(quads, cq) * g->batch < want) cq /= 2;
+    while (cq > 2 && wgnn__ceil_div(quads, cq) * g->batch < want) cq /= 2;
     if (ctx->knobs.gemvn_quads) cq = ctx->knobs.gemvn_quads;
     return cq < *wg ? cq : *wg;
 }
@@ -128,7 +135,7 @@ bool wgnn__gemm_is_big_tile(const wgnn__gemm_tile *t) {
 
 static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
     uint32_t units = ctx->knobs.compute_units;
-    if (!units || ctx->knobs.gemm_waves == 0 || has_bias || g->res.buf || g->act != WGNN__ACT_NONE || g->trans_a ||
+    if (!units || ctx->knobs.gemm_waves == 0 || has_bias || g->res.buf || g->act != WGNN__ACT_NONE || g->trans_a || g->cols ||
         g->pre != WGNN__PRE_NONE || g->m <= WGNN__GEMM_SMALL_M || ctx->limits.maxComputeInvocationsPerWorkgroup < 256 ||
         ctx->limits.maxComputeWorkgroupSizeX < 16 || ctx->limits.maxComputeWorkgroupSizeY < 16)
         return false;
@@ -162,7 +169,7 @@ wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *
      * least padding and, with split-K, were fastest or within 5% of it in a
      * sweep of 9 tiles x 5 slice counts on the H200 (docs/PERFORMANCE.md;
      * 32 x 64 since session 11, k_small_tile) */
-    if (g->m <= WGNN__GEMM_SMALL_M && wgnn__gemm_small_tile_ok(ctx)) return k_small_tile;
+    if (g->m <= WGNN__GEMM_SMALL_M && wgnn__gemm_small_tile_ok(ctx) && !g->cols) return k_small_tile;
     uint32_t most = ctx->limits.maxComputeInvocationsPerWorkgroup;
     for (size_t i = 0; i < sizeof k_tiles / sizeof k_tiles[0]; i++) {
         const wgnn__gemm_tile *t = &k_tiles[i];
@@ -177,6 +184,7 @@ wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *
          * (split_count, gemm_split.c). A transposed A on this tile is
          * unmeasured: left out too. */
         if (t->tm == 8 && t->tn == 8 && (g->trans_a || (has_bias && !wgnn__gemm_bias_init_ok(ctx, g)))) continue;
+        if (t->tm == 8 && t->tn == 8 && g->cols) continue; /* gathered columns on it: unmeasured */
         /* a 128-wide tile that would be over a quarter padding (conv2d's
          * 64 output channels: 3.13 ms on 128 x 64 against 2.37 on 64 x 64) */
         uint64_t bm = (uint64_t)t->wy * t->tm, bn = (uint64_t)t->wx * t->tn;
@@ -185,6 +193,17 @@ wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *
             continue;
         uint64_t groups = wgnn__ceil_div(g->m, (uint64_t)t->wy * t->tm) * wgnn__ceil_div(g->n, (uint64_t)t->wx * t->tn) * g->batch;
         if (groups >= 512 || i + 1 == sizeof k_tiles / sizeof k_tiles[0]) return *t;
+        /* conv2d's gathered columns (cols): 128 x 64 where it gives a
+         * workgroup a compute unit (128 where the units are unknown), else
+         * 64 x 64, never smaller. On an H100 (docs/PERFORMANCE.md, session
+         * 35), ms: 3x3 64 -> 64 at 224^2 / 56^2, batch 8 (128-row tiles
+         * half padding): 1.05 / 0.080 on 64 x 64 against 1.25 / 0.094 on the
+         * small-M tile; 3x3 128 -> 256 stride 2 at 56^2, batch 8 (196 tiles
+         * of 128 x 64): 0.166 against 0.200 on 64 x 64 and 0.218 small-M;
+         * grouped, 32 / 64 output channels a group: 0.083 / 0.151 on 64 x
+         * 64 against 0.124 / 0.231 small-M and 0.094 / 0.197 on 32 x 32 */
+        if (g->cols && (t == &k_tiles[2] || groups >= (ctx->knobs.compute_units ? ctx->knobs.compute_units : 128u)))
+            return *t;
     }
     return k_tiles[2];
 }
