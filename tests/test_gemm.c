@@ -325,6 +325,37 @@ int main(void) {
         ctx->knobs.gemvn_quads = forced;
     }
     {
+        /* conv2d's gathered product (cols) on wgnn__gemm_pick_tile: 128 x 64
+         * where that tile gives a workgroup a compute unit (here 132), else
+         * 64 x 64 (3x3 64 -> 64: 128-row tiles half padding; a product too
+         * small for 132 of either), never the small-M tile; the same
+         * product without cols takes the small-M tile. */
+        uint32_t units = ctx->knobs.compute_units, forced = ctx->knobs.gemm_tile[0];
+        ctx->knobs.gemm_tile[0] = 0;
+        ctx->knobs.compute_units = 132;
+        wgnn__conv2d_geom geom = {0};
+        wgnn__gemm g = {.m = 256, .n = 6272, .k = 1152, .batch = 1, .lda = 1152, .ldb = 6272, .ldc = 6272,
+                        .alpha = 1, .cols = &geom};
+        g.bias.scratch = g.res.scratch = -1;
+        wgnn__gemm_tile t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(t.wy * t.tm == 128 && t.wx * t.tn == 64, "cols 256 x 6272: %u x %u (want 128 x 64)", t.wy * t.tm,
+              t.wx * t.tn);
+        g.m = 64, g.n = g.ldb = g.ldc = 25088, g.k = g.lda = 576;
+        t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(t.wy * t.tm == 64 && t.wx * t.tn == 64, "cols 64 x 25088: %u x %u (want 64 x 64)", t.wy * t.tm,
+              t.wx * t.tn);
+        g.m = 32, g.n = g.ldb = g.ldc = 256;
+        t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(t.wy * t.tm == 64 && t.wx * t.tn == 64, "cols 32 x 256: %u x %u (want 64 x 64)", t.wy * t.tm,
+              t.wx * t.tn);
+        g.cols = NULL;
+        t = wgnn__gemm_pick_tile(ctx, &g);
+        CHECK(!wgnn__gemm_small_tile_ok(ctx) || (t.wy * t.tm == 32 && t.wx * t.tn == 64),
+              "32 x 256 without cols: %u x %u (want the small-M tile)", t.wy * t.tm, t.wx * t.tn);
+        ctx->knobs.compute_units = units;
+        ctx->knobs.gemm_tile[0] = forced;
+    }
+    {
         /* split-K (8 slices of 128) with the reduce in quads (n and the
          * offsets multiples of 4): a bias row with GELU, a bias column, and
          * linear's bias and residual */
