@@ -309,6 +309,18 @@ int main(void) {
         g.m = 4;
         t = wgnn__gemm_pick_tile(ctx, &g);
         CHECK(t.gemv_n && t.gemv_mr == 4, "gemvn 4 rows: gemv_n %d, rows %u", t.gemv_n, t.gemv_mr);
+        {
+            /* threads halved until the partial sums (threads x rows vec4)
+             * fit workgroup memory: 1024 at 4 rows are 64 KiB */
+            uint32_t wg_knob = ctx->knobs.gemv_wg, storage = ctx->limits.maxComputeWorkgroupStorageSize;
+            ctx->knobs.gemv_wg = 1024;
+            ctx->limits.maxComputeWorkgroupStorageSize = 16384;
+            t = wgnn__gemm_pick_tile(ctx, &g);
+            CHECK(t.gemv_n && t.wx >= 32 && (uint64_t)t.wx * 4 * 16 <= 16384,
+                  "gemvn 4 rows, 1024 threads asked, 16 KiB: %u threads", t.wx);
+            ctx->knobs.gemv_wg = wg_knob;
+            ctx->limits.maxComputeWorkgroupStorageSize = storage;
+        }
         g.m = 5;
         CHECK(!wgnn__gemm_pick_tile(ctx, &g).gemv_n, "gemvn: not for 5 rows");
         g.m = 1;

@@ -80,21 +80,27 @@ uint32_t wgnn__gemv_lanes(const wgnn_context *ctx, uint64_t pieces, uint64_t per
     return lanes < *wg ? lanes : *wg;
 }
 
-/* gemvn.wgsl's column quads a workgroup (*wg threads, WGNN_GEMV_WG or
- * 256): the most from 8, halving, that still give a workgroup a compute
- * unit (256 workgroups where the units are unknown), at least two;
- * WGNN_GEMVN_QUADS forces it (within *wg). Fewer quads mean more k-lanes
- * a column, each walking fewer rows of B, but each of a warp's k-lanes
- * reads its own row: one quad reads 16 bytes of a row, four 64. On an
- * H100 (docs/PERFORMANCE.md, session 35), 1 x 4096 x 4096 at 1 / 2 / 4 /
- * 8 / 16 quads: 0.086 / 0.046 / 0.043 / 0.051 / 0.079 ms; 4 x 4096 x
- * 4096: 0.085 / 0.056 / 0.058 / 0.077 / 0.104; 1 x 3072 x 768 (96
- * workgroups at two quads) at 1 / 2 / 4 / 8: 0.017 / 0.014 / 0.017 /
- * 0.021. Four workgroups a unit, down to one quad (the rule before),
- * took one quad for all three. */
-static uint32_t gemvn_quads(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t *wg) {
-    /* a power of two: the k-lanes' tree */
-    *wg = wgnn__pow2_floor(wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 256u));
+/* gemvn.wgsl's threads (*wg: WGNN_GEMV_WG or 512, halved until its
+ * partial sums fit) and column quads a workgroup: the most from 8,
+ * halving, that still give a workgroup a compute unit (256 workgroups
+ * where the units are unknown), at least two; WGNN_GEMVN_QUADS forces
+ * the quads (within *wg). Fewer quads mean more k-lanes a column, each
+ * walking fewer rows of B, but each of a warp's k-lanes reads its own
+ * row: one quad reads 16 bytes of a row, four 64. On an H100
+ * (docs/PERFORMANCE.md, session 35), ms at 256 threads: 1 x 4096 x 4096
+ * at 1 / 2 / 4 / 8 / 16 quads 0.086 / 0.046 / 0.043 / 0.051 / 0.079;
+ * 4 x 4096 x 4096 0.085 / 0.056 / 0.058 / 0.077 / 0.104; 1 x 3072 x 768
+ * (96 workgroups at two quads) at 1 / 2 / 4 / 8 0.017 / 0.014 / 0.017 /
+ * 0.021. Four workgroups a unit, down to one quad (the rule before), took
+ * one quad for all three. At 512 threads the three took 0.037 / 0.051 /
+ * 0.014 at the quads this rule gives (4 / 4 / 2), against 0.044 / 0.057
+ * / 0.014 at 256; 64 threads 0.059-0.092, 1024 0.038 / (4 rows do not
+ * fit 48 KiB) / 0.013. */
+static uint32_t gemvn_quads(const wgnn_context *ctx, const wgnn__gemm *g, uint32_t mr, uint32_t *wg) {
+    /* a power of two (the k-lanes' tree) whose partial sums, WG * MR
+     * vec4, fit workgroup memory (1024 threads at 4 rows are 64 KiB) */
+    *wg = wgnn__pow2_floor(wgnn__clamp_workgroup_size(ctx, ctx->knobs.gemv_wg ? ctx->knobs.gemv_wg : 512u));
+    while (*wg > 1 && (uint64_t)*wg * mr * 16u > ctx->limits.maxComputeWorkgroupStorageSize) *wg /= 2;
     uint64_t want = ctx->knobs.compute_units ? ctx->knobs.compute_units : 256, quads = g->n / 4;
     uint32_t cq = 8;
     while (cq > 2 && wgnn__ceil_div(quads, cq) * g->batch < want) cq /= 2;
@@ -150,7 +156,7 @@ wgnn__gemm_tile wgnn__gemm_pick_tile(const wgnn_context *ctx, const wgnn__gemm *
     uint32_t gemv_rows = g->m <= 1 ? 1u : g->m <= 2 ? 2u : 4u; /* the GEMV kernels' MR */
     if (wgnn__gemm_gemvn_ok(g)) {
         uint32_t wg;
-        uint32_t cq = gemvn_quads(ctx, g, &wg);
+        uint32_t cq = gemvn_quads(ctx, g, gemv_rows, &wg);
         return (wgnn__gemm_tile){wg, cq, 0, 0, 0, gemv_rows, true};
     }
     if (wgnn__gemm_gemv_ok(g)) {
