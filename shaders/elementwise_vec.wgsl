@@ -5,7 +5,9 @@
 // the strided kernel (shaders/elementwise.wgsl), in a second dispatch.
 //
 // A workgroup covers WG * UNROLL consecutive units; thread t loads units
-// t, t + WG, ... of them (coalesced), all before it computes and stores any.
+// t, t + WG, ... of them, all before it computes and stores any. Where
+// every operand is 32-bit, it loads vec4 t, t + WG, ... of the units'
+// 2 WG UNROLL vec4 instead (one contiguous run a warp instruction).
 //
 // Bindings: 0 Params; 1 self, 2 other (a dummy for unary ops), 3 out; all
 // array<vec4<u32>>: a unit is two vec4 of float32 / int32 words, or one vec4
@@ -65,6 +67,29 @@ fn store(u: u32, r: Unit) {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     _ = &B; // in the layout for unary ops too: the host binds a dummy there
+    if (!A_F16 && !B_F16 && !O_F16) {
+        // All float32 / int32: the workgroup's units as 2 WG UNROLL vec4,
+        // vec4 v0 + j WG for thread lid, so a warp's load or store is one
+        // contiguous run (a unit's two vec4 a lane would be 32 bytes apart
+        // from lane to lane: relu on 256 MiB 0.231 ms on an H100, where
+        // softmax moves the same bytes in 0.185).
+        let v0 = wg_flat(wid, nwg) * (2u * WG * UNROLL) + lid;
+        let nv = 2u * P.count;
+        var x: array<vec4<u32>, 2u * UNROLL>;
+        var y: array<vec4<u32>, 2u * UNROLL>;
+        for (var j = 0u; j < 2u * UNROLL; j++) {
+            let v = v0 + j * WG;
+            if (v < nv) {
+                x[j] = A[v];
+                if (NB == 2u) { y[j] = B[v]; }
+            }
+        }
+        for (var j = 0u; j < 2u * UNROLL; j++) {
+            let v = v0 + j * WG;
+            if (v < nv) { O[v] = ew_op(x[j], y[j]); }
+        }
+        return;
+    }
     let u0 = wg_flat(wid, nwg) * (WG * UNROLL) + lid;
     var a: array<Unit, UNROLL>;
     var b: array<Unit, UNROLL>;
