@@ -141,9 +141,10 @@ bool wgnn__gemm_is_big_tile(const wgnn__gemm_tile *t) {
 
 static bool one_wave(const wgnn_context *ctx, const wgnn__gemm *g, bool has_bias) {
     uint32_t units = ctx->knobs.compute_units;
-    if (!units || ctx->knobs.gemm_waves == 0 || has_bias || g->res.buf || g->act != WGNN__ACT_NONE || g->trans_a || g->cols ||
-        g->pre != WGNN__PRE_NONE || g->m <= WGNN__GEMM_SMALL_M || ctx->limits.maxComputeInvocationsPerWorkgroup < 256 ||
-        ctx->limits.maxComputeWorkgroupSizeX < 16 || ctx->limits.maxComputeWorkgroupSizeY < 16)
+    if (!units || ctx->knobs.gemm_waves == 0 || has_bias || g->res.buf || g->act != WGNN__ACT_NONE || g->trans_a ||
+        g->cols || g->pre != WGNN__PRE_NONE || g->m <= WGNN__GEMM_SMALL_M ||
+        ctx->limits.maxComputeInvocationsPerWorkgroup < 256 || ctx->limits.maxComputeWorkgroupSizeX < 16 ||
+        ctx->limits.maxComputeWorkgroupSizeY < 16)
         return false;
     uint64_t tiles = ((uint64_t)g->m + 127) / 128 * (((uint64_t)g->n + 127) / 128);
     if (tiles * 128 * 128 * 4 > (uint64_t)g->m * g->n * 5) return false; /* over a fifth padding */
